@@ -1,0 +1,62 @@
+/// An edit to one or more fields of an item, as a person typed it. Fields left `nil` are not
+/// touched, so two windows that edit different fields of one item both keep their edit.
+public struct ItemChanges: Sendable, Equatable {
+    /// The new name.
+    public var name: String?
+    /// The new serial number; an empty one removes it.
+    public var serialNumber: String?
+    /// The new value in dollars as typed, such as `"42"` or `"$42"`; parsed strictly.
+    public var value: String?
+
+    /// Creates an edit from typed text.
+    public init(name: String? = nil, serialNumber: String? = nil, value: String? = nil) {
+        self.name = name
+        self.serialNumber = serialNumber
+        self.value = value
+    }
+
+    /// Creates an edit with a value in whole dollars.
+    public init(name: String? = nil, serialNumber: String? = nil, valueInDollars: Int) {
+        self.init(name: name, serialNumber: serialNumber, value: String(valueInDollars))
+    }
+}
+
+/// The checks every intent's fields pass before anything changes.
+public enum ItemValidation {
+    /// A name with surrounding white space removed, or an error.
+    public static func name(_ text: String) throws(ItemStoreError) -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { throw .emptyName }
+        guard trimmed.count <= ItemLimits.maximumNameLength else { throw .nameTooLong(length: trimmed.count) }
+        return trimmed
+    }
+
+    /// A serial number with surrounding white space removed (`nil` if empty), or an error.
+    public static func serialNumber(_ text: String?) throws(ItemStoreError) -> String? {
+        guard let trimmed = text?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else { return nil }
+        guard trimmed.count <= ItemLimits.maximumSerialNumberLength else {
+            throw .serialNumberTooLong(length: trimmed.count)
+        }
+        return trimmed
+    }
+
+    /// A value in dollars parsed strictly: ASCII digits, optionally after a `$`, from 0 to
+    /// 1,000,000,000. `"abc"`, `"-5"`, `"1e99"` and `"4.5"` are refused, never read as 0.
+    public static func value(_ text: String) throws(ItemStoreError) -> Int {
+        var digits = Substring(text.trimmingCharacters(in: .whitespaces))
+        if digits.first == "$" { digits = digits.dropFirst() }
+        guard !digits.isEmpty, digits.count <= 10,
+              digits.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }),
+              let value = Int(digits), value <= ItemLimits.maximumValue
+        else { throw .invalidValue(text) }
+        return value
+    }
+
+    /// A value in whole dollars, or an error if out of range.
+    public static func value(_ dollars: Int) throws(ItemStoreError) -> Int {
+        guard (0...ItemLimits.maximumValue).contains(dollars) else { throw .invalidValue(String(dollars)) }
+        return dollars
+    }
+}
+
+import Foundation

@@ -1,0 +1,49 @@
+public import Foundation
+
+/// Why the item store refused an intent. Nothing changes when it does.
+public enum ItemStoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The name is empty or only white space.
+    case emptyName
+    /// The name has more than ``ItemLimits/maximumNameLength`` characters.
+    case nameTooLong(length: Int)
+    /// The serial number has more than ``ItemLimits/maximumSerialNumberLength`` characters.
+    case serialNumberTooLong(length: Int)
+    /// The value is not a whole number of dollars from 0 to ``ItemLimits/maximumValue``.
+    case invalidValue(String)
+    /// No item has this key (it may have been removed in another window).
+    case unknownItem(UUID)
+    /// A move to an index outside the list.
+    case moveOutOfRange(index: Int, count: Int)
+    /// The change could not be saved; nothing of it was kept.
+    case notSaved(reason: String)
+
+    /// The field the error is about, so a form can show it next to that field.
+    public var field: Item.Field? {
+        switch self {
+        case .emptyName, .nameTooLong: .name
+        case .serialNumberTooLong: .serialNumber
+        case .invalidValue: .valueInDollars
+        case .unknownItem, .moveOutOfRange, .notSaved: nil
+        }
+    }
+
+    /// A sentence a person can read.
+    public var description: String {
+        switch self {
+        case .emptyName:
+            "An item needs a name."
+        case let .nameTooLong(length):
+            "A name can have at most \(ItemLimits.maximumNameLength) characters; this one has \(length)."
+        case let .serialNumberTooLong(length):
+            "A serial number can have at most \(ItemLimits.maximumSerialNumberLength) characters; this one has \(length)."
+        case let .invalidValue(text):
+            "The value must be a whole number of dollars from 0 to 1,000,000,000, not \(text.debugDescription)."
+        case .unknownItem:
+            "That item no longer exists; it may have been deleted in another window."
+        case let .moveOutOfRange(index, count):
+            "An item cannot move to position \(index) of a list of \(count)."
+        case let .notSaved(reason):
+            "The change could not be saved: \(reason)"
+        }
+    }
+}

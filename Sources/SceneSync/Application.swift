@@ -1,0 +1,214 @@
+import Foundation
+public import Logging
+
+/// The process side of SceneSync, as `UIApplication`: it launches once, connects a scene for every
+/// window, moves scenes through their lifecycle, saves their restoration activities, and discards
+/// sessions whose windows were closed for good.
+///
+/// A host (the server, or the headless host in `SceneSyncTesting`) owns the application and tells
+/// it what each window does. Every lifecycle call is logged, in order, with the scene's id.
+///
+/// ```swift
+/// let application = Application(delegate: AppDelegate(), storage: storage, logger: logger)
+/// try await application.launch()
+/// let scene = try await application.connect(session: savedID)
+/// try await application.move(scene, to: .foregroundActive)
+/// ```
+@MainActor
+public final class Application {
+    /// Tuning for an application.
+    public struct Options: Sendable {
+        /// Sessions not seen for longer than this are discarded at the next launch.
+        public var sessionExpiry: Duration
+
+        /// Creates options.
+        public init(sessionExpiry: Duration = .seconds(30 * 24 * 60 * 60)) {
+            self.sessionExpiry = sessionExpiry
+        }
+    }
+
+    /// The application delegate.
+    public let delegate: any ApplicationDelegate
+    /// Where sessions, drafts and models are kept.
+    public nonisolated let storage: any SceneSyncStorage
+    /// The application's options.
+    public let options: Options
+    /// The application's logger; scene lifecycle lines carry `scene.id` metadata.
+    public nonisolated let logger: Logger
+
+    /// The scenes connected now, by session id.
+    public private(set) var connectedScenes: [SceneSession.ID: Scene] = [:]
+    private var connecting: Set<SceneSession.ID> = []
+    private var isLaunched = false
+
+    /// Creates an application. Nothing happens until ``launch()``.
+    public init(delegate: any ApplicationDelegate, storage: any SceneSyncStorage, options: Options = .init(), logger: Logger) {
+        self.delegate = delegate
+        self.storage = storage
+        self.options = options
+        self.logger = logger
+    }
+
+    /// Launches: calls ``ApplicationDelegate/applicationDidFinishLaunching(_:)``, then discards the
+    /// sessions whose windows went away while no application was running (marked closed, or not
+    /// seen for longer than ``Options/sessionExpiry``) and reports them to the delegate.
+    public func launch() async throws {
+        guard !isLaunched else { throw ApplicationError.alreadyLaunched }
+        isLaunched = true
+        logger.info("applicationDidFinishLaunching")
+        try await delegate.applicationDidFinishLaunching(self)
+        let cutoff = Date().addingTimeInterval(-options.sessionExpiry.timeInterval)
+        let gone = try await storage.allSessions().filter { $0.closedAt != nil || $0.lastSeenAt < cutoff }
+        try await discardStoredSessions(gone)
+    }
+
+    /// Connects a window's scene. With the `id` of a stored session the window is restored; with no
+    /// id, or one not stored, it gets a new session. A session already connected to another window
+    /// (a duplicated browser tab) is not shared: the new window gets a session of its own, restored
+    /// from the other window's current activity.
+    ///
+    /// The scene is left in ``SceneLifecycle/State/background``; ``move(_:to:)`` brings it forward.
+    public func connect(session id: SceneSession.ID?, options connectionOptions: ConnectionOptions = .init()) async throws -> Scene {
+        guard isLaunched else { throw ApplicationError.notLaunched }
+        var session: SceneSession
+        if let id, connectedScenes[id] != nil || connecting.contains(id) {
+            let original = connectedScenes[id]
+            let activity = original.flatMap { $0.delegate?.stateRestorationActivity(for: $0) }
+                ?? original?.session.stateRestorationActivity
+            session = SceneSession(role: original?.session.role ?? .windowApplication, stateRestorationActivity: activity)
+        } else if let id, let stored = try await storage.session(id: id), stored.closedAt == nil,
+                  connectedScenes[id] == nil, !connecting.contains(id) {
+            session = stored
+        } else {
+            session = SceneSession()
+        }
+        connecting.insert(session.id)
+        defer { connecting.remove(session.id) }
+
+        let configuration = delegate.application(self, configurationForConnecting: session, options: connectionOptions)
+        logger.info("configurationForConnecting", metadata: ["scene.id": "\(session.id)", "configuration": "\(configuration.name)"])
+        session.configurationName = configuration.name
+        session.lastSeenAt = Date()
+        try await storage.saveSession(session)
+        let drafts = try await storage.drafts(session: session.id)
+
+        let scene = Scene(session: session, connectionOptions: connectionOptions,
+                          drafts: SceneDrafts(session: session.id, storage: storage, values: drafts))
+        scene.delegate = configuration.makeDelegate()
+        connectedScenes[session.id] = scene
+        try await apply(.connect, to: scene)
+        return scene
+    }
+
+    /// Moves a connected scene to `state` through UIKit's legal transitions, calling its delegate
+    /// at each step: to ``SceneLifecycle/State/foregroundActive`` when its window is shown and
+    /// focused, ``SceneLifecycle/State/background`` when hidden. Entering the background saves the
+    /// restoration activity.
+    ///
+    /// - Throws: ``ApplicationError/notConnected(_:)`` for a disconnected scene.
+    public func move(_ scene: Scene, to state: SceneLifecycle.State) async throws {
+        guard state != .disconnected else { return await disconnect(scene) }
+        guard scene.activationState != .disconnected else { throw ApplicationError.notConnected(scene.session.id) }
+        for transition in scene.lifecycle.path(to: state) {
+            try await apply(transition, to: scene)
+        }
+    }
+
+    /// Disconnects a scene whose window went away (a closed connection, a reload): saves its
+    /// restoration activity, calls `sceneDidDisconnect`, and frees its delegate and observation
+    /// tasks. The session, its drafts and all user data are kept.
+    public func disconnect(_ scene: Scene) async {
+        guard scene.activationState != .disconnected, connectedScenes[scene.session.id] === scene else { return }
+        for transition in scene.lifecycle.path(to: .disconnected) {
+            if transition == .disconnect { try? await saveRestorationActivity(for: scene) }
+            try? await apply(transition, to: scene)
+        }
+        scene.releaseUI()
+        connectedScenes[scene.session.id] = nil
+    }
+
+    /// Discards sessions whose windows were closed for good: disconnects any still connected,
+    /// deletes the sessions and their drafts, and reports them to the delegate.
+    public func discard(_ ids: [SceneSession.ID]) async throws {
+        var sessions: [SceneSession] = []
+        for id in ids {
+            if let scene = connectedScenes[id] {
+                await disconnect(scene)
+                sessions.append(scene.session)
+            } else if let stored = try await storage.session(id: id) {
+                sessions.append(stored)
+            }
+        }
+        try await discardStoredSessions(sessions)
+    }
+
+    /// Asks the scene's delegate for its restoration activity and saves it on the session.
+    public func saveRestorationActivity(for scene: Scene) async throws {
+        guard let delegate = scene.delegate else { return }
+        scene.session.stateRestorationActivity = delegate.stateRestorationActivity(for: scene)
+        scene.session.lastSeenAt = Date()
+        try await storage.saveSession(scene.session)
+        logger.debug("stateRestorationActivity saved", metadata: [
+            "scene.id": "\(scene.session.id)",
+            "activity": "\(scene.session.stateRestorationActivity?.type ?? "none")",
+        ])
+    }
+
+    /// Disconnects every scene, saving their activities; for a graceful shutdown.
+    public func disconnectAll() async {
+        for scene in connectedScenes.values.sorted(by: { $0.session.id < $1.session.id }) {
+            await disconnect(scene)
+        }
+    }
+
+    private func apply(_ transition: SceneLifecycle.Transition, to scene: Scene) async throws {
+        let callback = try scene.lifecycle.apply(transition)
+        logger.info("\(callback.rawValue)", metadata: ["scene.id": "\(scene.session.id)"])
+        guard let delegate = scene.delegate else { return }
+        switch callback {
+        case .willConnect:
+            delegate.scene(scene, willConnectTo: scene.session, options: scene.connectionOptions)
+        case .willEnterForeground: delegate.sceneWillEnterForeground(scene)
+        case .didBecomeActive: delegate.sceneDidBecomeActive(scene)
+        case .willResignActive: delegate.sceneWillResignActive(scene)
+        case .didEnterBackground:
+            delegate.sceneDidEnterBackground(scene)
+            try await saveRestorationActivity(for: scene)
+        case .didDisconnect: delegate.sceneDidDisconnect(scene)
+        }
+    }
+
+    private func discardStoredSessions(_ sessions: [SceneSession]) async throws {
+        guard !sessions.isEmpty else { return }
+        try await storage.deleteSessions(sessions.map(\.id))
+        for session in sessions {
+            logger.info("didDiscardSceneSession", metadata: ["scene.id": "\(session.id)"])
+        }
+        await delegate.application(self, didDiscardSceneSessions: sessions)
+    }
+}
+
+/// A request the application cannot carry out.
+public enum ApplicationError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// ``Application/launch()`` was called twice.
+    case alreadyLaunched
+    /// A scene was connected before ``Application/launch()``.
+    case notLaunched
+    /// The scene is not connected.
+    case notConnected(SceneSession.ID)
+
+    public var description: String {
+        switch self {
+        case .alreadyLaunched: "The application has already launched."
+        case .notLaunched: "The application has not launched yet."
+        case let .notConnected(id): "Scene \(id) is not connected."
+        }
+    }
+}
+
+extension Duration {
+    var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

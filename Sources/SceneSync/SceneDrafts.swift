@@ -1,0 +1,64 @@
+import Foundation
+
+/// A small per-scene store for what belongs to one window alone, such as an unsaved draft.
+///
+/// Drafts outlive disconnection and restarts, and are deleted when the window's session is
+/// discarded. Values are Codable and read synchronously; writes are durable when they return.
+///
+/// ```swift
+/// try await scene.drafts.set("Rusty Sp", for: "name")
+/// let name = scene.drafts.value(for: "name", as: String.self)
+/// ```
+@MainActor
+public final class SceneDrafts {
+    /// The largest encoded draft, in bytes.
+    public static let maximumSize = 256 * 1024
+
+    private let session: SceneSession.ID
+    private let storage: any SceneSyncStorage
+    private var values: [String: Data]
+
+    init(session: SceneSession.ID, storage: any SceneSyncStorage, values: [String: Data]) {
+        self.session = session
+        self.storage = storage
+        self.values = values
+    }
+
+    /// The keys that hold a draft.
+    public var keys: [String] { values.keys.sorted() }
+
+    /// The draft for `key` decoded as `type`, or `nil` if there is none or it is not a `type`.
+    public func value<Value: Decodable>(for key: String, as type: Value.Type) -> Value? {
+        values[key].flatMap { try? JSONDecoder().decode(Value.self, from: $0) }
+    }
+
+    /// Saves the draft for `key`, or deletes it when `value` is `nil`.
+    ///
+    /// - Throws: ``SceneDraftError/tooLarge(key:size:limit:)``, or what the storage throws; the
+    ///   previous draft is kept then.
+    public func set<Value: Encodable>(_ value: Value?, for key: String) async throws {
+        let data = try value.map { try JSONEncoder().encode($0) }
+        if let data, data.count > Self.maximumSize {
+            throw SceneDraftError.tooLarge(key: key, size: data.count, limit: Self.maximumSize)
+        }
+        try await storage.setDraft(data, key: key, session: session)
+        values[key] = data
+    }
+
+    /// Deletes the draft for `key`.
+    public func remove(_ key: String) async throws {
+        try await set(String?.none, for: key)
+    }
+}
+
+/// Why a draft was not saved.
+public enum SceneDraftError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The encoded draft is larger than ``SceneDrafts/maximumSize``.
+    case tooLarge(key: String, size: Int, limit: Int)
+
+    public var description: String {
+        switch self {
+        case let .tooLarge(key, size, limit): "The draft \(key) is \(size) bytes; at most \(limit) are kept."
+        }
+    }
+}

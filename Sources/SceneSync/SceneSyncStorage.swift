@@ -1,0 +1,121 @@
+public import Foundation
+
+/// Where SceneSync keeps what must survive a restart: each app's records and event log, scene
+/// sessions and per-scene drafts.
+///
+/// `SceneSyncSQLite` implements it on SQLite. Model controllers and the application talk to this
+/// protocol only, so another database can take its place without changes to them.
+public protocol SceneSyncStorage: Sendable {
+    /// Loads an app's records and the state of its log.
+    func loadModel(app: String) async throws -> StoredModel
+
+    /// Commits a batch of intents' events and record changes in one transaction.
+    ///
+    /// Either everything in the batch is durable when this returns, or nothing is and it throws.
+    func commit(_ batch: CommitBatch) async throws
+
+    /// The app's logged events with sequence numbers after `sequence`, in order, at most `limit`.
+    /// Events trimmed by retention are missing: the caller compares the first sequence number.
+    func events(app: String, after sequence: UInt64, limit: Int) async throws -> [StoredEvent]
+
+    /// Inserts or replaces a scene session.
+    func saveSession(_ session: SceneSession) async throws
+
+    /// The session with `id`, if it has not been discarded.
+    func session(id: SceneSession.ID) async throws -> SceneSession?
+
+    /// Every session that has not been discarded.
+    func allSessions() async throws -> [SceneSession]
+
+    /// Marks sessions whose windows were closed while no application was running to discard them;
+    /// the next launch reports and discards them.
+    func markSessionsClosed(_ ids: [SceneSession.ID], at date: Date) async throws
+
+    /// Deletes sessions and everything that belongs to them alone (their drafts), in one transaction.
+    func deleteSessions(_ ids: [SceneSession.ID]) async throws
+
+    /// The drafts saved for one session, by key.
+    func drafts(session: SceneSession.ID) async throws -> [String: Data]
+
+    /// Saves (or, with `nil`, deletes) one draft of a session.
+    func setDraft(_ value: Data?, key: String, session: SceneSession.ID) async throws
+}
+
+/// An app's stored state as ``SceneSyncStorage/loadModel(app:)`` returns it.
+public struct StoredModel: Sendable {
+    /// The app's records.
+    public var records: RecordSet
+    /// The last sequence number the app ever used; 0 if none.
+    public var lastSequence: UInt64
+    /// The oldest sequence number still in the log; `lastSequence + 1` if the log is empty.
+    public var firstRetainedSequence: UInt64
+
+    /// Creates a stored model.
+    public init(records: RecordSet, lastSequence: UInt64, firstRetainedSequence: UInt64) {
+        self.records = records
+        self.lastSequence = lastSequence
+        self.firstRetainedSequence = firstRetainedSequence
+    }
+}
+
+/// One logged event, encoded.
+public struct StoredEvent: Sendable, Equatable {
+    /// The event's sequence number.
+    public let sequence: UInt64
+    /// The scene that caused it, if any.
+    public let origin: SceneSession.ID?
+    /// When it was committed.
+    public let timestamp: Date
+    /// The event as JSON.
+    public let payload: Data
+
+    /// Creates a stored event.
+    public init(sequence: UInt64, origin: SceneSession.ID?, timestamp: Date, payload: Data) {
+        self.sequence = sequence
+        self.origin = origin
+        self.timestamp = timestamp
+        self.payload = payload
+    }
+}
+
+/// What one group commit writes for an app.
+public struct CommitBatch: Sendable {
+    /// The app.
+    public let app: String
+    /// The events to append, in sequence order, without gaps after the app's last sequence number.
+    public let events: [StoredEvent]
+    /// The record changes, in the order they were made.
+    public let changes: [EncodedRecordChange]
+    /// If set, log entries with sequence numbers up to and including this one are deleted.
+    public let trimThrough: UInt64?
+
+    /// Creates a batch.
+    public init(app: String, events: [StoredEvent], changes: [EncodedRecordChange], trimThrough: UInt64?) {
+        self.app = app
+        self.events = events
+        self.changes = changes
+        self.trimThrough = trimThrough
+    }
+}
+
+/// A failure inside a storage implementation.
+public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A batch's first sequence number does not follow the app's last one: another writer got
+    /// there first, or the batch was built from stale state. Nothing was written.
+    case sequenceConflict(app: String, expected: UInt64, got: UInt64)
+    /// A stored record could not be decoded.
+    case corruptRecord(collection: String, key: String, reason: String)
+    /// A stored session could not be decoded.
+    case corruptSession(id: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .sequenceConflict(app, expected, got):
+            "The \(app) log expected event \(expected) next but was given \(got)."
+        case let .corruptRecord(collection, key, reason):
+            "The stored record \(collection)/\(key) could not be read: \(reason)"
+        case let .corruptSession(id, reason):
+            "The stored scene session \(id) could not be read: \(reason)"
+        }
+    }
+}

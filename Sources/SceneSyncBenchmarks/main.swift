@@ -1,0 +1,3 @@
+import GRDB
+import ArgumentParser
+@main struct M { static func main() {} }

@@ -1,0 +1,45 @@
+import GRDB
+
+extension SQLiteStorage {
+    /// The schema, one migration per released change.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE model (
+                    app TEXT PRIMARY KEY NOT NULL,
+                    lastSequence INTEGER NOT NULL,
+                    firstRetained INTEGER NOT NULL
+                );
+                CREATE TABLE event (
+                    app TEXT NOT NULL,
+                    sequence INTEGER NOT NULL,
+                    origin TEXT,
+                    timestamp REAL NOT NULL,
+                    payload BLOB NOT NULL,
+                    PRIMARY KEY (app, sequence)
+                ) WITHOUT ROWID;
+                CREATE TABLE record (
+                    app TEXT NOT NULL,
+                    collection TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    value BLOB NOT NULL,
+                    PRIMARY KEY (app, collection, key)
+                ) WITHOUT ROWID;
+                CREATE TABLE sceneSession (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    lastSeenAt REAL NOT NULL,
+                    closedAt REAL,
+                    data BLOB NOT NULL
+                );
+                CREATE TABLE sceneDraft (
+                    sessionId TEXT NOT NULL REFERENCES sceneSession(id) ON DELETE CASCADE,
+                    key TEXT NOT NULL,
+                    value BLOB NOT NULL,
+                    PRIMARY KEY (sessionId, key)
+                ) WITHOUT ROWID;
+                """)
+        }
+        return migrator
+    }
+}
