@@ -72,12 +72,19 @@ let package = Package(
         ),
         .testTarget(
             name: "SceneSyncTests",
-            dependencies: ["SceneSync", "SceneSyncSQLite", "SceneSyncTesting", "LootLogger"],
+            dependencies: [
+                "SceneSync", "SceneSyncSQLite", "SceneSyncTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "LootLoggerTests",
-            dependencies: ["LootLogger", "SceneSync", "SceneSyncSQLite", "SceneSyncTesting"],
+            dependencies: [
+                "LootLogger", "SceneSync", "SceneSyncSQLite", "SceneSyncTesting",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
             path: "Examples/LootLogger/Tests/LootLoggerTests",
             swiftSettings: swiftSettings
         ),

@@ -58,8 +58,16 @@ public final class Scene {
         })
     }
 
-    /// Number of running observation tasks; zero after disconnection.
-    public var observationCount: Int { tasks.count }
+    /// Runs `operation` on the main actor as part of the scene: it is cancelled when the scene
+    /// disconnects. For set-up work that must wait, such as reading a model's snapshot.
+    public func task(_ operation: @escaping @MainActor () async -> Void) {
+        guard activationState != .disconnected else { return }
+        tasks.removeAll { $0.isCancelled }
+        tasks.append(Task { @MainActor in await operation() })
+    }
+
+    /// Number of tasks the scene holds; zero after disconnection.
+    public var taskCount: Int { tasks.count }
 
     func releaseUI() {
         for task in tasks { task.cancel() }

@@ -1,0 +1,182 @@
+import Foundation
+import InMemoryLogging
+import Logging
+import SceneSync
+import SceneSyncSQLite
+import SceneSyncTesting
+import Testing
+
+@MainActor
+struct ApplicationTests {
+    let calls = CallLog()
+
+    func launch(_ storage: any SceneSyncStorage, options: Application.Options = .init(), logger: Logger = Logger(label: "test"))
+        async throws -> (SceneHost, RecordingAppDelegate)
+    {
+        let delegate = RecordingAppDelegate(log: calls)
+        let host = try await SceneHost.launch(delegate: delegate, storage: storage, options: options, logger: logger)
+        return (host, delegate)
+    }
+
+    @Test func everyLifecycleCallIsMadeAndLoggedInOrderWithItsSceneID() async throws {
+        let handler = InMemoryLogHandler()
+        let logger = Logger(label: "lifecycle") { _ in handler }
+        let (host, _) = try await launch(try SQLiteStorage.inMemory(), logger: logger)
+
+        let window = try await host.openWindow()
+        try await host.hide(window)
+        try await host.show(window)
+        await host.disconnect(window)
+
+        let expected = [
+            "willConnect", "willEnterForeground", "didBecomeActive",
+            "willResignActive", "didEnterBackground",
+            "willEnterForeground", "didBecomeActive",
+            "willResignActive", "didEnterBackground", "didDisconnect",
+        ]
+        #expect(calls.calls == ["didFinishLaunching"] + expected)
+        let sceneLines = handler.entries.filter { $0.metadata["scene.id"] == "\(window.sessionID)" }
+        #expect(sceneLines.map { "\($0.message)" }.filter { $0 != "configurationForConnecting" } == expected)
+        #expect(handler.entries.first.map { "\($0.message)" } == "applicationDidFinishLaunching")
+    }
+
+    @Test func disconnectFreesTheSceneAndItsDelegateButKeepsTheSession() async throws {
+        let storage = try SQLiteStorage.inMemory()
+        let (host, _) = try await launch(storage)
+        var window: HostedWindow? = try await host.openWindow()
+        let id = window!.sessionID
+        weak let scene = window!.scene
+        weak let delegate = window!.scene!.delegate
+        window!.scene!.observe(AsyncStream<Int> { _ in }) { _ in }
+        #expect(window!.scene!.taskCount == 1)
+
+        await host.disconnect(window!)
+        window = nil
+
+        #expect(scene == nil)
+        #expect(delegate == nil)
+        #expect(host.application.connectedScenes.isEmpty)
+        #expect(try await storage.session(id: id) != nil)
+    }
+
+    @Test func discardDeletesTheScenesDraftsAndIsReported() async throws {
+        let storage = try SQLiteStorage.inMemory()
+        let (host, delegate) = try await launch(storage)
+        let window = try await host.openWindow()
+        let other = try await host.openWindow()
+        try await window.scene!.drafts.set("Rusty Sp", for: "name")
+        try await other.scene!.drafts.set("keep me", for: "name")
+
+        try await host.close(window)
+
+        #expect(delegate.discarded == [[window.sessionID]])
+        #expect(calls.calls.suffix(2) == ["didDisconnect", "didDiscard 1"])
+        #expect(try await storage.session(id: window.sessionID) == nil)
+        #expect(try await storage.drafts(session: window.sessionID).isEmpty)
+        #expect(try await storage.drafts(session: other.sessionID).keys.sorted() == ["name"])
+    }
+
+    @Test func sessionsClosedOrLongUnseenWhileNoApplicationRanAreReportedAtTheNextLaunch() async throws {
+        let path = TemporaryDirectory().path("down.sqlite")
+        var ids: [SceneSession.ID] = []
+        do {
+            let (host, _) = try await launch(try SQLiteStorage(path: path))
+            for _ in 0..<3 { ids.append(try await host.openWindow().sessionID) }
+            try await host.application.connectedScenes[ids[0]]!.drafts.set("draft", for: "note")
+            await host.terminate()
+        }
+        // While nothing runs: one window is closed, another has not been seen for two days.
+        let storage = try SQLiteStorage(path: path)
+        try await storage.markSessionsClosed([ids[0]], at: Date())
+        var stale = try await storage.session(id: ids[1])!
+        stale.lastSeenAt = Date().addingTimeInterval(-2 * 24 * 3600)
+        try await storage.saveSession(stale)
+
+        calls.calls = []
+        let (_, delegate) = try await launch(storage, options: .init(sessionExpiry: .seconds(24 * 3600)))
+
+        #expect(calls.calls == ["didFinishLaunching", "didDiscard 2"])
+        #expect(Set(delegate.discarded.flatMap { $0 }) == [ids[0], ids[1]])
+        #expect(try await storage.allSessions().map(\.id) == [ids[2]])
+        #expect(try await storage.drafts(session: ids[0]).isEmpty)
+    }
+
+    @Test func aRestoredWindowGetsItsActivityBackInANewProcess() async throws {
+        let path = TemporaryDirectory().path("restore.sqlite")
+        let activity = try SceneActivity(type: "detail", title: "Item", payload: ["item": "42"])
+        let id: SceneSession.ID
+        do {
+            let (host, delegate) = try await launch(try SQLiteStorage(path: path))
+            delegate.activity = { _ in activity }
+            let window = try await host.openWindow()
+            id = window.sessionID
+            await host.disconnect(window)
+        }
+        let (host, _) = try await launch(try SQLiteStorage(path: path))
+        let window = try await host.openWindow(session: id)
+        let connected = try #require(window.delegate(as: RecordingSceneDelegate.self)?.connectedWith)
+        #expect(window.sessionID == id)
+        #expect(connected.session.stateRestorationActivity == activity)
+        #expect(connected.session.configurationName == "Main")
+    }
+
+    @Test func aDuplicatedWindowGetsASessionOfItsOwnRestoredFromTheOriginal() async throws {
+        let (host, delegate) = try await launch(try SQLiteStorage.inMemory())
+        let activity = SceneActivity(type: "list", title: "Items")
+        delegate.activity = { _ in activity }
+        let original = try await host.openWindow()
+
+        let duplicate = try await host.openWindow(session: original.sessionID)
+
+        #expect(duplicate.sessionID != original.sessionID)
+        #expect(duplicate.scene!.session.stateRestorationActivity == activity)
+        #expect(host.application.connectedScenes.count == 2)
+    }
+
+    @Test func aWindowOpenedForAnActivityGetsItInItsOptionsAndTheConfigurationForIt() async throws {
+        let (host, _) = try await launch(try SQLiteStorage.inMemory())
+        let activity = try SceneActivity(type: "detail", payload: ["item": "7"])
+        let window = try await host.openWindow(activity: activity)
+        let connected = try #require(window.delegate(as: RecordingSceneDelegate.self)?.connectedWith)
+        #expect(connected.options.activity == activity)
+        #expect(window.scene!.session.configurationName == "Detail")
+    }
+
+    @Test func anUnknownOrDiscardedSessionIDGetsANewSession() async throws {
+        let (host, _) = try await launch(try SQLiteStorage.inMemory())
+        let stranger = SceneSession.ID()
+        let window = try await host.openWindow(session: stranger)
+        #expect(window.sessionID != stranger)
+    }
+
+    @Test func aDisconnectedSceneCannotMove() async throws {
+        let (host, _) = try await launch(try SQLiteStorage.inMemory())
+        let window = try await host.openWindow()
+        let scene = try #require(window.scene)
+        await host.application.disconnect(scene)
+        await #expect(throws: ApplicationError.notConnected(scene.session.id)) {
+            try await host.application.move(scene, to: .foregroundActive)
+        }
+    }
+
+    @Test func draftsAreRefusedWhenTooLargeAndKeptOtherwise() async throws {
+        let (host, _) = try await launch(try SQLiteStorage.inMemory())
+        let scene = try #require(try await host.openWindow().scene)
+        try await scene.drafts.set("small", for: "note")
+        await #expect(throws: SceneDraftError.self) {
+            try await scene.drafts.set(String(repeating: "x", count: SceneDrafts.maximumSize), for: "note")
+        }
+        #expect(scene.drafts.value(for: "note", as: String.self) == "small")
+    }
+
+    @Test func sessionIDsAreUnguessableAndStrictlyParsed() throws {
+        let ids = Set((0..<1000).map { _ in SceneSession.ID() })
+        #expect(ids.count == 1000)
+        #expect(ids.allSatisfy { $0.rawValue.count == 32 })
+        #expect(SceneSession.ID("not-an-id") == nil)
+        #expect(SceneSession.ID(String(repeating: "A", count: 32)) == nil)
+        let decoded = try JSONDecoder().decode([SceneSession.ID].self, from: Data(#"["\#(ids.first!.rawValue)"]"#.utf8))
+        #expect(decoded == [ids.first!])
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode([SceneSession.ID].self, from: Data(#"["x"]"#.utf8)) }
+    }
+}
