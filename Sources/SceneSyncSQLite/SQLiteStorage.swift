@@ -33,12 +33,14 @@ public final class SQLiteStorage: SceneSyncStorage {
     public convenience init(path: String, durability: Durability = .full, logger: Logger? = nil) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
-        }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let pool = try DatabasePool(path: path, configuration: configuration)
+        // The pool turns WAL on with synchronous=NORMAL after `prepareDatabase` has run, so the
+        // setting goes on its one writer connection, the only one that commits.
+        try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
+        }
         try self.init(writer: pool, durability: durability)
         logger?.info("Opened SQLite storage", metadata: ["path": "\(path)", "durability": "\(durability.rawValue)"])
     }

@@ -71,6 +71,23 @@ public final class SceneHost {
         try await application.discard([window.sessionID])
     }
 
+    /// Waits until `condition` holds, checking it on the main actor between other work, such as
+    /// a window applying the events it was sent.
+    ///
+    /// - Throws: ``HostTimeout`` if it does not hold within `timeout`.
+    public func waitUntil(
+        timeout: Duration = .seconds(30),
+        _ what: @autoclosure () -> String = "a condition",
+        _ condition: () -> Bool
+    ) async throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while !condition() {
+            guard clock.now < deadline else { throw HostTimeout(waitingFor: what()) }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
     /// The process is going away: every scene disconnects, saving its restoration activity.
     public func terminate() async {
         await application.disconnectAll()
@@ -101,4 +118,11 @@ public final class HostedWindow {
         guard let scene else { throw ApplicationError.notConnected(sessionID) }
         return scene
     }
+}
+
+/// A condition a ``SceneHost`` waited for did not come true in time.
+public struct HostTimeout: Error, CustomStringConvertible {
+    /// What was waited for.
+    public let waitingFor: String
+    public var description: String { "Timed out waiting for \(waitingFor)." }
 }
