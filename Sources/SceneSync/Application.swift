@@ -76,13 +76,26 @@ public final class Application {
             let activity = original.flatMap { $0.delegate?.stateRestorationActivity(for: $0) }
                 ?? original?.session.stateRestorationActivity
             session = SceneSession(role: original?.session.role ?? .windowApplication, stateRestorationActivity: activity)
-        } else if let id, let stored = try await storage.session(id: id), stored.closedAt == nil,
-                  connectedScenes[id] == nil, !connecting.contains(id) {
-            session = stored
+            connecting.insert(session.id)
+        } else if let id {
+            // Reserve the id before waiting on storage, so a second window with it is a duplicate.
+            connecting.insert(id)
+            let stored: SceneSession?
+            do { stored = try await storage.session(id: id) } catch {
+                connecting.remove(id)
+                throw error
+            }
+            if let stored, stored.closedAt == nil {
+                session = stored
+            } else {
+                connecting.remove(id)
+                session = SceneSession()
+                connecting.insert(session.id)
+            }
         } else {
             session = SceneSession()
+            connecting.insert(session.id)
         }
-        connecting.insert(session.id)
         defer { connecting.remove(session.id) }
 
         let configuration = delegate.application(self, configurationForConnecting: session, options: connectionOptions)

@@ -63,6 +63,13 @@ public struct EventSubscription<Event: UpdateEvent>: AsyncSequence, Sendable {
                     last = envelope.sequence
                     return envelope
                 }
+                if last > liveStartsAfter {
+                    // Nothing with this number has happened here: the caller's number is from
+                    // another database, or from before a reset.
+                    let requested = last
+                    last = liveStartsAfter
+                    throw .notYetReached(requested: requested, latest: liveStartsAfter)
+                }
                 if last < liveStartsAfter {
                     backlog = try await log.read(after: last, through: liveStartsAfter)
                     backlogIndex = 0
@@ -128,6 +135,9 @@ public enum SubscriptionError: Error, Equatable, Sendable, CustomStringConvertib
     /// The log no longer holds the events after `requested`: it starts at `oldestAvailable`.
     /// Take a fresh snapshot and subscribe after its sequence number.
     case tooOld(requested: UInt64, oldestAvailable: UInt64)
+    /// The app has not yet reached sequence number `requested`: its latest is `latest`. The
+    /// caller's number comes from elsewhere; take a fresh snapshot.
+    case notYetReached(requested: UInt64, latest: UInt64)
     /// The log could not be read.
     case logUnavailable(reason: String)
     /// A logged event could not be decoded as this app's event type.
@@ -137,6 +147,8 @@ public enum SubscriptionError: Error, Equatable, Sendable, CustomStringConvertib
         switch self {
         case let .tooOld(requested, oldest):
             "Events after \(requested) are no longer kept (the log starts at \(oldest)); start from a snapshot."
+        case let .notYetReached(requested, latest):
+            "Event \(requested) has not happened here (the latest is \(latest)); start from a snapshot."
         case let .logUnavailable(reason): "The event log could not be read: \(reason)"
         case let .undecodableEvent(sequence, reason): "Logged event \(sequence) could not be read: \(reason)"
         }

@@ -133,6 +133,21 @@ struct ApplicationTests {
         #expect(host.application.connectedScenes.count == 2)
     }
 
+    @Test func twoWindowsConnectingWithOneStoredSessionAtOnceNeverShareIt() async throws {
+        let storage = try SQLiteStorage.inMemory()
+        let (host, _) = try await launch(storage)
+        let id = try await host.openWindow().sessionID
+        await host.application.disconnectAll()
+
+        async let first = host.application.connect(session: id)
+        async let second = host.application.connect(session: id)
+        let scenes = try await [first, second]
+
+        #expect(Set(scenes.map(\.session.id)).count == 2)
+        #expect(scenes.contains { $0.session.id == id })
+        #expect(host.application.connectedScenes.count == 2)
+    }
+
     @Test func aWindowOpenedForAnActivityGetsItInItsOptionsAndTheConfigurationForIt() async throws {
         let (host, _) = try await launch(try SQLiteStorage.inMemory())
         let activity = try SceneActivity(type: "detail", payload: ["item": "7"])

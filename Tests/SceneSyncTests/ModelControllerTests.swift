@@ -196,6 +196,15 @@ struct ModelControllerTests {
         #expect(try await fresh.next()?.sequence == snapshot.sequence - 4)
     }
 
+    @Test func askingForEventsAfterANumberNeverReachedIsAnsweredNotYetReached() async throws {
+        let controller = try await open(try SQLiteStorage.inMemory())
+        try await controller.append("one")
+        var iterator = controller.events(after: 99).makeAsyncIterator()
+        await #expect(throws: SubscriptionError.notYetReached(requested: 99, latest: 1)) {
+            _ = try await iterator.next()
+        }
+    }
+
     @Test func anIntentThatChangesNothingIsAcknowledgedWithoutAnEvent() async throws {
         let controller = try await open(try SQLiteStorage.inMemory())
         let envelopes = try await controller.perform(origin: nil) { _ in [] }
