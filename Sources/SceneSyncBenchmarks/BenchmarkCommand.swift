@@ -1,0 +1,99 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SceneSyncSQLite
+
+/// `scenesync-bench`: durable intents per second through SceneSync's model controller, next to
+/// raw GRDB writes of the same rows, measured in one run so their ratio means something.
+@main
+struct BenchmarkCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scenesync-bench",
+        abstract: "Measures durable LootLogger update intents per second against a raw GRDB baseline.",
+        discussion: """
+            Every configuration gets a fresh on-disk database in its own temporary directory, \
+            deleted afterwards. Progress goes to standard error, results to standard output.
+            """)
+
+    @Option(help: "Intents per configuration with several writers, and for raw batched inserts.")
+    var intents = 20_000
+
+    @Option(help: ArgumentHelp(
+        "Intents per configuration that commit one intent at a time (1 writer, raw one per transaction).",
+        discussion: "These wait for the disk at every intent, so fewer keep the run short; rates stay comparable."))
+    var serialIntents = 5_000
+
+    @Option(help: "Concurrent writer counts, comma-separated.")
+    var writers = WriterCounts([1, 8, 64])
+
+    @Option(help: "Items created before timing starts; writers update them in rotation.")
+    var items = 1_000
+
+    @Option(help: "Intents per transaction for the raw batched baseline.")
+    var batchSize = 64
+
+    @Option(help: "Directory in which the temporary database directories are made (default: the system's temporary directory).")
+    var directory: String?
+
+    @Flag(help: "Also print the results as Markdown, for BENCHMARKS.md.")
+    var markdown = false
+
+    func validate() throws {
+        guard intents > 0, serialIntents > 0 else { throw ValidationError("Intent counts must be positive.") }
+        guard items > 0 else { throw ValidationError("--items must be positive.") }
+        guard batchSize > 0 else { throw ValidationError("--batch-size must be positive.") }
+    }
+
+    func run() async throws {
+        let parent = directory.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? FileManager.default.temporaryDirectory
+        let context = try await MachineContext.current(scratchParent: parent)
+        var logger = Logger(label: "scenesync-bench") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = .warning
+
+        var measurements: [BenchmarkResult] = []
+        for durability in [SQLiteStorage.Durability.full, .normal] {
+            let sync = durability.synchronousPragma
+            for perTransaction in [1, batchSize] {
+                let count = perTransaction == 1 ? serialIntents : intents
+                progress("Raw GRDB, \(perTransaction) per transaction, \(sync), \(count) intents")
+                let workload = RawGRDBWorkload(durability: durability, intents: count, items: items, intentsPerTransaction: perTransaction)
+                measurements.append(try await ScratchDirectory.with(parent: parent, name: "raw") { try await workload.run(in: $0) })
+            }
+            for writerCount in writers.counts {
+                let count = writerCount == 1 ? serialIntents : intents
+                progress("SceneSync, \(writerCount) writer\(writerCount == 1 ? "" : "s"), \(sync), \(count) intents")
+                let workload = SceneSyncWorkload(durability: durability, writers: writerCount, intents: count, items: items, logger: logger)
+                measurements.append(try await ScratchDirectory.with(parent: parent, name: "scenesync") { try await workload.run(in: $0) })
+            }
+        }
+
+        let report = Report(context: context, measurements: measurements, batchSize: batchSize)
+        print(report.plainText())
+        if markdown {
+            print("\n" + report.markdown())
+        }
+    }
+
+    private func progress(_ message: String) {
+        FileHandle.standardError.write(Data("-> \(message)\n".utf8))
+    }
+}
+
+/// A comma-separated list of writer counts, such as `1,8,64`.
+struct WriterCounts: ExpressibleByArgument, Sendable {
+    let counts: [Int]
+
+    init(_ counts: [Int]) {
+        self.counts = counts
+    }
+
+    init?(argument: String) {
+        let counts = argument.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !counts.isEmpty, counts.allSatisfy({ ($0 ?? 0) > 0 }) else { return nil }
+        self.counts = counts.compactMap { $0 }
+    }
+
+    var defaultValueDescription: String {
+        counts.map(String.init).joined(separator: ",")
+    }
+}

@@ -1,3 +1,0 @@
-import GRDB
-import ArgumentParser
-@main struct M { static func main() {} }
