@@ -181,7 +181,9 @@ public final class Application {
         switch callback {
         case .willConnect:
             delegate.scene(scene, willConnectTo: scene.session, options: scene.connectionOptions)
-        case .willEnterForeground: delegate.sceneWillEnterForeground(scene)
+        case .willEnterForeground:
+            delegate.sceneWillEnterForeground(scene)
+            scene.window?.sceneDidEnterForeground()
         case .didBecomeActive: delegate.sceneDidBecomeActive(scene)
         case .willResignActive: delegate.sceneWillResignActive(scene)
         case .didEnterBackground:

@@ -16,6 +16,8 @@ public final class Scene {
     public let drafts: SceneDrafts
     /// The window's title, for the window's host to show.
     public var title: String?
+    /// The scene's window, set by its delegate when it connects.
+    public internal(set) var window: SceneWindow?
 
     var lifecycle = SceneLifecycle()
     private var tasks: [Task<Void, Never>] = []
@@ -72,6 +74,8 @@ public final class Scene {
     func releaseUI() {
         for task in tasks { task.cancel() }
         tasks = []
+        window?.tearDown()
+        window = nil
         delegate = nil
     }
 }

@@ -1,0 +1,65 @@
+/// A minimal change to a window's view, like `insertRows`, `deleteRows`, `moveRow` or
+/// `reloadRows` on a table view: one operation touches one node, whatever the size of the list.
+public enum Patch: Codable, Equatable, Sendable {
+    /// Inserts `node` as child number `index` of `parent`.
+    case insert(parent: String, index: Int, node: ViewNode)
+    /// Removes the node `id` and its children.
+    case remove(id: String)
+    /// Moves the node `id` to position `index` among its siblings (counted without it).
+    case move(id: String, index: Int)
+    /// Replaces the node `id` with `node`; `transition` hints an animation ("push", "pop").
+    case replace(id: String, node: ViewNode, transition: String?)
+    /// Sets properties of the node `id`; a `null` value removes the property.
+    case set(id: String, props: [String: ViewValue])
+
+    private enum CodingKeys: String, CodingKey { case op, parent, index, node, id, props, transition }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        switch try container.decode(String.self, forKey: .op) {
+        case "insert":
+            self = .insert(parent: try container.decode(String.self, forKey: .parent),
+                           index: try container.decode(Int.self, forKey: .index),
+                           node: try container.decode(ViewNode.self, forKey: .node))
+        case "remove": self = .remove(id: try container.decode(String.self, forKey: .id))
+        case "move":
+            self = .move(id: try container.decode(String.self, forKey: .id), index: try container.decode(Int.self, forKey: .index))
+        case "replace":
+            self = .replace(id: try container.decode(String.self, forKey: .id),
+                            node: try container.decode(ViewNode.self, forKey: .node),
+                            transition: try container.decodeIfPresent(String.self, forKey: .transition))
+        case "set":
+            self = .set(id: try container.decode(String.self, forKey: .id),
+                        props: try container.decode([String: ViewValue].self, forKey: .props))
+        case let other:
+            throw DecodingError.dataCorruptedError(forKey: .op, in: container, debugDescription: "Unknown patch op \(other)")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case let .insert(parent, index, node):
+            try container.encode("insert", forKey: .op)
+            try container.encode(parent, forKey: .parent)
+            try container.encode(index, forKey: .index)
+            try container.encode(node, forKey: .node)
+        case let .remove(id):
+            try container.encode("remove", forKey: .op)
+            try container.encode(id, forKey: .id)
+        case let .move(id, index):
+            try container.encode("move", forKey: .op)
+            try container.encode(id, forKey: .id)
+            try container.encode(index, forKey: .index)
+        case let .replace(id, node, transition):
+            try container.encode("replace", forKey: .op)
+            try container.encode(id, forKey: .id)
+            try container.encode(node, forKey: .node)
+            try container.encodeIfPresent(transition, forKey: .transition)
+        case let .set(id, props):
+            try container.encode("set", forKey: .op)
+            try container.encode(id, forKey: .id)
+            try container.encode(props, forKey: .props)
+        }
+    }
+}

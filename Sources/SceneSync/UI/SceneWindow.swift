@@ -1,0 +1,342 @@
+/// A scene's window, as `UIWindow`: it composes the navigation bar, the top screen, the tab bar and
+/// overlays into one view, routes the user's actions, and sends the first render and then patches
+/// to its outlet (a browser connection, or the headless host). While its scene is in the
+/// background, patches are held and coalesced, and sent when it comes back.
+@MainActor
+public final class SceneWindow {
+    /// The ids of the nodes every window has.
+    public enum NodeID {
+        public static let window = "window"
+        public static let navigationBar = "navigationBar"
+        public static let screen = "screen"
+        public static let tabBar = "tabBar"
+        public static let overlay = "overlay"
+    }
+
+    /// One tab of the window.
+    public struct Tab {
+        /// The tab's id, used in node ids and navigation state.
+        public let id: String
+        /// The tab's label.
+        public var title: String
+        /// The tab's badge, such as an item count.
+        public var badge: String?
+        /// The tab's navigation stack.
+        public let navigation: NavigationController
+
+        /// Creates a tab.
+        public init(id: String, title: String, badge: String? = nil, navigation: NavigationController) {
+            self.id = id
+            self.title = title
+            self.badge = badge
+            self.navigation = navigation
+        }
+    }
+
+    /// The scene the window belongs to.
+    public private(set) weak var scene: Scene?
+    /// The window's title.
+    public var title: String
+    /// The window's tabs; one tab shows no tab bar.
+    public private(set) var tabs: [Tab] = []
+    /// The selected tab's id.
+    public private(set) var selectedTabID: String = ""
+    /// How many patches a background window holds before it gives up and redraws when shown.
+    public var backgroundPatchLimit = 256
+
+    private var outlet: (any WindowOutlet)?
+    private var alerts: [Alert] = []
+    private var notices: [(id: String, message: String)] = []
+    private var noticeCounter = 0
+    private var sequences: [String: UInt64] = [:]
+    private var held: [Patch] = []
+    private var needsRedraw = false
+    private var hasRendered = false
+    private var resume: (seq: [String: UInt64], route: String)?
+
+    /// Creates the window for `scene` and sets it as the scene's window.
+    public init(scene: Scene, title: String) {
+        self.scene = scene
+        self.title = title
+        scene.window = self
+    }
+
+    // MARK: - Content
+
+    /// Shows one navigation stack, with no tab bar.
+    public func setRoot(_ navigation: NavigationController) async {
+        await setTabs([Tab(id: "main", title: title, navigation: navigation)], selected: "main")
+    }
+
+    /// Shows tabs, each with its own navigation stack.
+    public func setTabs(_ tabs: [Tab], selected: String) async {
+        self.tabs = tabs
+        selectedTabID = tabs.contains { $0.id == selected } ? selected : tabs.first?.id ?? ""
+        for tab in tabs { await tab.navigation.attach(to: self) }
+        redraw()
+    }
+
+    /// Selects a tab.
+    public func selectTab(_ id: String) {
+        guard id != selectedTabID, tabs.contains(where: { $0.id == id }) else { return }
+        selectedTabID = id
+        send([
+            .replace(id: NodeID.navigationBar, node: makeNavigationBar(), transition: nil),
+            .replace(id: NodeID.screen, node: visibleScreen?.makeNode() ?? emptyScreen, transition: nil),
+        ] + tabs.map { .set(id: tabNodeID($0.id), props: ["selected": .bool($0.id == id)]) })
+    }
+
+    /// Sets a tab's badge, or removes it with `nil`.
+    public func setBadge(_ badge: String?, forTab id: String) {
+        guard let index = tabs.firstIndex(where: { $0.id == id }), tabs[index].badge != badge else { return }
+        tabs[index].badge = badge
+        send([.set(id: tabNodeID(id), props: ["badge": badge.map(ViewValue.string) ?? .null])])
+    }
+
+    /// The selected tab's navigation stack.
+    public var navigation: NavigationController? { tabs.first { $0.id == selectedTabID }?.navigation }
+
+    /// The screen the window shows now.
+    public var visibleScreen: ScreenController? { navigation?.topScreen }
+
+    /// Every tab's path and the selected tab, to save in the restoration activity.
+    public var navigationState: NavigationState {
+        NavigationState(paths: Dictionary(uniqueKeysWithValues: tabs.map { ($0.id, $0.navigation.path) }), selectedTab: selectedTabID)
+    }
+
+    /// A key for what the window shows: the selected tab and its top route.
+    public var routeKey: String {
+        "\(selectedTabID):\(visibleScreen?.route.description ?? "")"
+    }
+
+    // MARK: - Overlays
+
+    /// Presents an alert or confirmation; its handler runs with the name of the button chosen.
+    public func present(_ alert: Alert) {
+        alerts.append(alert)
+        send([.insert(parent: NodeID.overlay, index: alerts.count - 1, node: alert.makeNode())])
+    }
+
+    /// Shows a passing notice, such as "This item was deleted in another window."
+    public func showNotice(_ message: String) {
+        noticeCounter += 1
+        let id = "notice-\(noticeCounter)"
+        notices.append((id, message))
+        send([.insert(parent: NodeID.overlay, index: alerts.count + notices.count - 1, node: Self.noticeNode(id, message))])
+    }
+
+    /// The notices showing now.
+    public var noticeMessages: [String] { notices.map(\.message) }
+
+    /// Asks the host to open a new window with `activity`, as dragging a row out does on iPad.
+    public func requestNewWindow(with activity: SceneActivity) {
+        outlet?.openWindow(with: activity)
+    }
+
+    // MARK: - Host
+
+    /// Connects the window to its host. The window is drawn (at once, or when its content is set),
+    /// unless the host says the other end still shows exactly what the window would draw: the same
+    /// route, as of the same sequence numbers. Then it is told it has resumed, and nothing is redrawn.
+    public func attach(_ outlet: any WindowOutlet, resumingFrom seq: [String: UInt64]? = nil, route: String? = nil) {
+        self.outlet = outlet
+        hasRendered = false
+        if let seq, let route { resume = (seq, route) }
+        if !tabs.isEmpty { redraw() }
+    }
+
+    /// Disconnects the window from its host.
+    public func detach() {
+        outlet = nil
+        hasRendered = false
+    }
+
+    /// Draws the whole window afresh (or tells the host it resumed, see ``attach(_:resumingFrom:route:)``).
+    public func redraw() {
+        guard let outlet, !tabs.isEmpty else { return }
+        held = []
+        needsRedraw = false
+        if scene?.activationState == .background && hasRendered {
+            needsRedraw = true
+            return
+        }
+        if let resume, resume.route == routeKey, resume.seq == sequences {
+            self.resume = nil
+            hasRendered = true
+            outlet.send(.resumed(seq: sequences))
+            return
+        }
+        resume = nil
+        hasRendered = true
+        outlet.send(.render(root: makeRoot(), seq: sequences, route: routeKey))
+    }
+
+    /// Handles what the user did: back, tabs, alerts and notices here; drafts are kept per scene;
+    /// everything else goes to the visible screen.
+    ///
+    /// - Throws: what the screen throws, or ``ScreenError`` for an action nothing answers.
+    public func handle(_ action: UserAction) async throws {
+        if action.node == NodeID.navigationBar, action.name == "back" {
+            guard navigation?.pop() != nil else { throw ScreenError.unknownAction(node: action.node, name: action.name) }
+        } else if let tab = tabs.first(where: { tabNodeID($0.id) == action.node }), action.name == "select" {
+            selectTab(tab.id)
+        } else if let index = alerts.firstIndex(where: { $0.id == action.node }) {
+            let alert = alerts.remove(at: index)
+            send([.remove(id: alert.id)])
+            guard alert.buttons.contains(where: { $0.name == action.name }) else { return }
+            await alert.handler(action.name)
+        } else if let index = notices.firstIndex(where: { $0.id == action.node }), action.name == "dismiss" {
+            notices.remove(at: index)
+            send([.remove(id: action.node)])
+        } else if action.name == "draft" {
+            guard let screen = visibleScreen, case let .string(text)? = action.value else {
+                throw ScreenError.invalidValue(node: action.node, name: action.name)
+            }
+            try await scene?.drafts.set(text, for: screen.draftKey(action.node))
+        } else if let screen = visibleScreen {
+            try await screen.handle(action)
+        } else {
+            throw ScreenError.unknownAction(node: action.node, name: action.name)
+        }
+    }
+
+    /// The whole window as one tree.
+    public func makeRoot() -> ViewNode {
+        var children = [makeNavigationBar(), visibleScreen?.makeNode() ?? emptyScreen]
+        if tabs.count > 1 {
+            children.append(ViewNode(id: NodeID.tabBar, kind: .tabBar, children: tabs.map { tab in
+                var props: [String: ViewValue] = ["label": .string(tab.title), "selected": .bool(tab.id == selectedTabID)]
+                if let badge = tab.badge { props["badge"] = .string(badge) }
+                return ViewNode(id: tabNodeID(tab.id), kind: .tab, props: props)
+            }))
+        }
+        children.append(ViewNode(id: NodeID.overlay, kind: .overlay,
+                                 children: alerts.map { $0.makeNode() } + notices.map { Self.noticeNode($0.id, $0.message) }))
+        return ViewNode(id: NodeID.window, kind: .window, props: ["title": .string(title)], children: children)
+    }
+
+    /// The navigation bar for the visible screen.
+    public func makeNavigationBar() -> ViewNode {
+        var props: [String: ViewValue] = ["title": .string(visibleScreen?.title ?? title)]
+        if let screens = navigation?.screens, screens.count > 1 {
+            props["back"] = .string(screens[screens.count - 2].title)
+        }
+        return ViewNode(id: NodeID.navigationBar, kind: .navigationBar, props: props, children: visibleScreen?.barButtons ?? [])
+    }
+
+    // MARK: - Internal
+
+    func send(_ patches: [Patch]) {
+        guard let outlet, hasRendered, !patches.isEmpty else { return }
+        if scene?.activationState == .background {
+            guard !needsRedraw else { return }
+            held += patches
+            if held.count > backgroundPatchLimit {
+                held = []
+                needsRedraw = true
+            }
+            return
+        }
+        outlet.send(.patch(ops: patches, seq: sequences))
+    }
+
+    func noteSequence(_ sequence: UInt64, for app: String) {
+        sequences[app] = max(sequences[app] ?? 0, sequence)
+    }
+
+    func navigationDidChange(_ changed: NavigationController, transition: String?) {
+        guard changed === navigation else { return }
+        send([
+            .replace(id: NodeID.navigationBar, node: makeNavigationBar(), transition: nil),
+            .replace(id: NodeID.screen, node: visibleScreen?.makeNode() ?? emptyScreen, transition: transition),
+        ])
+    }
+
+    /// The scene came back to the foreground: send what was held, or redraw if too much was.
+    func sceneDidEnterForeground() {
+        guard let outlet, hasRendered else { return }
+        if needsRedraw {
+            redraw()
+        } else if !held.isEmpty {
+            let patches = held
+            held = []
+            outlet.send(.patch(ops: patches, seq: sequences))
+        }
+    }
+
+    func tearDown() {
+        for tab in tabs { tab.navigation.stopAll() }
+        outlet = nil
+    }
+
+    private var emptyScreen: ViewNode { ViewNode(id: NodeID.screen, kind: .screen) }
+
+    private func tabNodeID(_ id: String) -> String { "tab-\(id)" }
+
+    private static func noticeNode(_ id: String, _ message: String) -> ViewNode {
+        ViewNode(id: id, kind: .notice, props: ["message": .string(message)])
+    }
+}
+
+/// Where a window's output goes: a browser connection, or the headless host.
+@MainActor
+public protocol WindowOutlet: AnyObject {
+    /// Delivers a message to the window's renderer.
+    func send(_ message: ServerMessage)
+    /// Opens a new window with `activity`.
+    func openWindow(with activity: SceneActivity)
+}
+
+/// An alert or confirmation, as `UIAlertController`.
+@MainActor
+public struct Alert {
+    /// One of the alert's buttons.
+    public struct Button: Sendable {
+        /// The action name the window sends back.
+        public let name: String
+        /// The button's label.
+        public let label: String
+        /// "cancel", "destructive" or nil.
+        public let role: String?
+
+        /// Creates a button.
+        public init(name: String, label: String, role: String? = nil) {
+            self.name = name
+            self.label = label
+            self.role = role
+        }
+    }
+
+    /// The alert's node id.
+    public let id: String
+    /// The title.
+    public let title: String
+    /// The message.
+    public let message: String?
+    /// The buttons, in order.
+    public let buttons: [Button]
+    /// Runs with the chosen button's name.
+    public let handler: @MainActor (String) async -> Void
+
+    /// Creates an alert.
+    public init(id: String, title: String, message: String? = nil, buttons: [Button], handler: @escaping @MainActor (String) async -> Void) {
+        self.id = id
+        self.title = title
+        self.message = message
+        self.buttons = buttons
+        self.handler = handler
+    }
+
+    func makeNode() -> ViewNode {
+        var props: [String: ViewValue] = [
+            "title": .string(title),
+            "buttons": .array(buttons.map { button in
+                var value: [String: ViewValue] = ["name": .string(button.name), "label": .string(button.label)]
+                if let role = button.role { value["role"] = .string(role) }
+                return .object(value)
+            }),
+        ]
+        if let message { props["message"] = .string(message) }
+        return ViewNode(id: id, kind: .alert, props: props)
+    }
+}

@@ -1,0 +1,122 @@
+/// One component of a window's view, described as data: the server-driven counterpart of a
+/// `UIView`. The renderer draws nodes by ``kind``; patches address them by ``id``.
+///
+/// ```swift
+/// ViewNode.row(id: "item-\(key)", title: "Shiny Spork", subtitle: "A1B2C3D4", detail: "$42",
+///              accessory: .disclosure, action: "select")
+/// ```
+public struct ViewNode: Codable, Equatable, Sendable {
+    /// Unique within a window and stable across updates: a row keeps its id for as long as it shows
+    /// the same model object.
+    public var id: String
+    /// Which component this is.
+    public var kind: Kind
+    /// The component's properties, by name (see ``Prop``).
+    public var props: [String: ViewValue]
+    /// Child components, in order.
+    public var children: [ViewNode]
+
+    /// Creates a node.
+    public init(id: String, kind: Kind, props: [String: ViewValue] = [:], children: [ViewNode] = []) {
+        self.id = id
+        self.kind = kind
+        self.props = props
+        self.children = children
+    }
+
+    /// The kinds of component the renderer knows.
+    public enum Kind: String, Codable, Sendable, CaseIterable {
+        /// The whole window: tab bar, navigation bar, screen and overlays.
+        case window
+        /// The navigation bar: title, back button, bar buttons.
+        case navigationBar
+        /// A button in the navigation bar.
+        case barButton
+        /// The tab bar at the bottom of the window.
+        case tabBar
+        /// One tab, with an optional badge.
+        case tab
+        /// The content of the screen on top of the navigation stack.
+        case screen
+        /// A table of sections, with an edit mode for delete and reorder.
+        case table
+        /// A section of a table or form, with an optional header and footer.
+        case section
+        /// A table row: title, subtitle, detail text, image, disclosure.
+        case row
+        /// A form: sections of fields and labels.
+        case form
+        /// An editable text field (also for numbers, with `inputMode` "numeric").
+        case textField
+        /// A read-only label and value.
+        case label
+        /// A button.
+        case button
+        /// An image.
+        case image
+        /// A paragraph of text.
+        case text
+        /// What a list shows when it has nothing to show.
+        case emptyState
+        /// A modal alert or confirmation with buttons.
+        case alert
+        /// A passing notice, such as "This item was deleted in another window."
+        case notice
+        /// A group of overlays (alerts and notices) above the screen.
+        case overlay
+        /// A group of children laid out in a column.
+        case stack
+    }
+}
+
+/// A property value in a view: JSON's values, so any renderer can read them.
+public enum ViewValue: Codable, Equatable, Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
+    case string(String)
+    case int(Int)
+    case double(Double)
+    case bool(Bool)
+    case array([ViewValue])
+    case object([String: ViewValue])
+    case null
+
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .int(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: ViewValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, ViewValue)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { $1 }))
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() { self = .null }
+        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
+        else if let value = try? container.decode(Int.self) { self = .int(value) }
+        else if let value = try? container.decode(Double.self) { self = .double(value) }
+        else if let value = try? container.decode(String.self) { self = .string(value) }
+        else if let value = try? container.decode([ViewValue].self) { self = .array(value) }
+        else { self = .object(try container.decode([String: ViewValue].self)) }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case let .string(value): try container.encode(value)
+        case let .int(value): try container.encode(value)
+        case let .double(value): try container.encode(value)
+        case let .bool(value): try container.encode(value)
+        case let .array(value): try container.encode(value)
+        case let .object(value): try container.encode(value)
+        case .null: try container.encodeNil()
+        }
+    }
+
+    /// The string, if this is one.
+    public var string: String? { if case let .string(value) = self { value } else { nil } }
+    /// The integer, if this is one.
+    public var int: Int? { if case let .int(value) = self { value } else { nil } }
+    /// The Boolean, if this is one.
+    public var bool: Bool? { if case let .bool(value) = self { value } else { nil } }
+}

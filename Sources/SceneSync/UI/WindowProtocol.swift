@@ -1,0 +1,260 @@
+public import Foundation
+
+/// The messages between a window (the browser's renderer) and the scene that drives it: every
+/// message name and field, in one place. The renderer's `protocol.js` mirrors this file.
+///
+/// Messages are JSON objects with a `type` and the protocol version `v`. Decoding is strict: an
+/// unknown type, an unknown or missing field, a wrong version or an oversized message is refused
+/// with a ``WindowProtocolError``, and the connection carries on.
+public enum WindowProtocol {
+    /// The protocol version this build speaks.
+    public static let version = 1
+    /// The largest message a window may send, in bytes.
+    public static let maximumMessageSize = 64 * 1024
+
+    /// Message `type` values.
+    public enum MessageType: String, Codable, Sendable, CaseIterable {
+        // Window to server.
+        case hello, action, visibility, closing, ping
+        // Server to window.
+        case welcome, render, patch, resumed, ack, error, open, shutdown, pong
+    }
+
+    /// Decodes a message a window sent.
+    public static func decodeClientMessage(_ data: Data) throws(WindowProtocolError) -> ClientMessage {
+        guard data.count <= maximumMessageSize else { throw .tooLarge(size: data.count, limit: maximumMessageSize) }
+        let object: [String: Any]
+        do {
+            guard let parsed = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                throw WindowProtocolError.malformed("a message is a JSON object")
+            }
+            object = parsed
+        } catch let error as WindowProtocolError {
+            throw error
+        } catch {
+            throw .malformed("not JSON")
+        }
+        guard let typeName = object["type"] as? String else { throw .malformed("missing \"type\"") }
+        guard let type = MessageType(rawValue: typeName), ClientMessage.types.contains(type) else {
+            throw .unknownType(typeName)
+        }
+        guard let version = object["v"] as? Int else { throw .malformed("missing \"v\"") }
+        guard version == Self.version else { throw .unsupportedVersion(version) }
+        let allowed = ClientMessage.fields[type]!.union(["type", "v"])
+        if let unknown = object.keys.filter({ !allowed.contains($0) }).sorted().first {
+            throw .malformed("unknown field \"\(unknown)\" in \(typeName)")
+        }
+        do {
+            return try JSONDecoder().decode(ClientMessage.self, from: data)
+        } catch let DecodingError.keyNotFound(key, _) {
+            throw .malformed("missing \"\(key.stringValue)\" in \(typeName)")
+        } catch let DecodingError.typeMismatch(_, context) {
+            throw .malformed("wrong type for \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\" in \(typeName)")
+        } catch let DecodingError.dataCorrupted(context) {
+            throw .malformed("\(context.debugDescription) in \(typeName)")
+        } catch {
+            throw .malformed("\(typeName): \(error)")
+        }
+    }
+
+    /// Encodes a message for a window.
+    public static func encode(_ message: ServerMessage) -> Data {
+        // Every server message is made of strings, numbers and view values, which always encode.
+        (try? encoder.encode(message)) ?? Data(#"{"type":"error","v":1,"code":"internal","message":"unencodable"}"#.utf8)
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+}
+
+/// A message from a window.
+public enum ClientMessage: Equatable, Sendable, Decodable {
+    /// The window (re)connects: its session id if it has one, the sequence numbers it has seen per
+    /// app, an "open in new window" token, and whether it is visible and focused.
+    case hello(Hello)
+    /// The user did something to a node.
+    case action(UserAction)
+    /// The window was shown, hidden, focused or blurred.
+    case visibility(visible: Bool, focused: Bool)
+    /// The window is being closed (not reloaded, as far as the page can tell).
+    case closing
+    /// Keep-alive.
+    case ping
+
+    /// What a window says when it connects.
+    public struct Hello: Equatable, Sendable, Codable {
+        /// The window's session id, kept in `sessionStorage`; absent for a new window.
+        public var session: String?
+        /// The last sequence number the window applied, per app.
+        public var seq: [String: UInt64]?
+        /// The route the window shows, to resume without redrawing.
+        public var route: String?
+        /// A one-time token for a window opened with an activity.
+        public var open: String?
+        /// The access token, when the server requires one.
+        public var token: String?
+        /// Whether the window is visible.
+        public var visible: Bool
+        /// Whether the window has focus.
+        public var focused: Bool
+
+        /// Creates a hello.
+        public init(session: String? = nil, seq: [String: UInt64]? = nil, route: String? = nil, open: String? = nil,
+                    token: String? = nil, visible: Bool = true, focused: Bool = true) {
+            self.session = session
+            self.seq = seq
+            self.route = route
+            self.open = open
+            self.token = token
+            self.visible = visible
+            self.focused = focused
+        }
+    }
+
+    static let types: Set<WindowProtocol.MessageType> = [.hello, .action, .visibility, .closing, .ping]
+    static let fields: [WindowProtocol.MessageType: Set<String>] = [
+        .hello: ["session", "seq", "route", "open", "token", "visible", "focused"],
+        .action: ["ref", "node", "name", "value"],
+        .visibility: ["visible", "focused"],
+        .closing: [],
+        .ping: [],
+    ]
+
+    private enum CodingKeys: String, CodingKey { case type, visible, focused }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        switch try container.decode(WindowProtocol.MessageType.self, forKey: .type) {
+        case .hello: self = .hello(try Hello(from: decoder))
+        case .action: self = .action(try UserAction(from: decoder))
+        case .visibility:
+            self = .visibility(visible: try container.decode(Bool.self, forKey: .visible),
+                               focused: try container.decode(Bool.self, forKey: .focused))
+        case .closing: self = .closing
+        case .ping: self = .ping
+        case let other:
+            throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "\(other) is not a window message")
+        }
+    }
+}
+
+/// What the user did to one node, as the renderer reports it.
+public struct UserAction: Equatable, Sendable, Codable {
+    /// A number the window chose, echoed in the ``ServerMessage/ack(ref:)`` or error for it.
+    public var ref: Int
+    /// The node acted on.
+    public var node: String
+    /// What was done: "tap", "select", "delete", "move", "commit", "draft", "back", "dismiss", or
+    /// the name of a row action or alert button.
+    public var name: String
+    /// The action's value: typed text, a target index.
+    public var value: ViewValue?
+
+    /// Creates an action.
+    public init(ref: Int = 0, node: String, name: String, value: ViewValue? = nil) {
+        self.ref = ref
+        self.node = node
+        self.name = name
+        self.value = value
+    }
+}
+
+/// A message to a window.
+public enum ServerMessage: Equatable, Sendable, Encodable {
+    /// The window is connected to `session` of `app`.
+    case welcome(session: String, app: String, title: String)
+    /// The whole window, drawn afresh; `seq` is what it includes per app.
+    case render(root: ViewNode, seq: [String: UInt64], route: String)
+    /// Changes to the window; `seq` is what it includes afterwards.
+    case patch(ops: [Patch], seq: [String: UInt64])
+    /// The window was resumed without a redraw; it is up to date as of `seq`.
+    case resumed(seq: [String: UInt64])
+    /// The action numbered `ref` was handled.
+    case ack(ref: Int)
+    /// Something the window sent was refused.
+    case error(ref: Int?, code: String, message: String)
+    /// Open a new window at `url` (an "Open in New Window" request).
+    case open(url: String)
+    /// The server is going away; reconnect after `retryAfter` milliseconds.
+    case shutdown(retryAfter: Int)
+    /// Answer to a ping.
+    case pong
+
+    private enum CodingKeys: String, CodingKey {
+        case type, v, session, app, title, root, seq, route, ops, ref, code, message, url, retryAfter
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(WindowProtocol.version, forKey: .v)
+        switch self {
+        case let .welcome(session, app, title):
+            try container.encode(WindowProtocol.MessageType.welcome, forKey: .type)
+            try container.encode(session, forKey: .session)
+            try container.encode(app, forKey: .app)
+            try container.encode(title, forKey: .title)
+        case let .render(root, seq, route):
+            try container.encode(WindowProtocol.MessageType.render, forKey: .type)
+            try container.encode(root, forKey: .root)
+            try container.encode(seq, forKey: .seq)
+            try container.encode(route, forKey: .route)
+        case let .patch(ops, seq):
+            try container.encode(WindowProtocol.MessageType.patch, forKey: .type)
+            try container.encode(ops, forKey: .ops)
+            try container.encode(seq, forKey: .seq)
+        case let .resumed(seq):
+            try container.encode(WindowProtocol.MessageType.resumed, forKey: .type)
+            try container.encode(seq, forKey: .seq)
+        case let .ack(ref):
+            try container.encode(WindowProtocol.MessageType.ack, forKey: .type)
+            try container.encode(ref, forKey: .ref)
+        case let .error(ref, code, message):
+            try container.encode(WindowProtocol.MessageType.error, forKey: .type)
+            try container.encodeIfPresent(ref, forKey: .ref)
+            try container.encode(code, forKey: .code)
+            try container.encode(message, forKey: .message)
+        case let .open(url):
+            try container.encode(WindowProtocol.MessageType.open, forKey: .type)
+            try container.encode(url, forKey: .url)
+        case let .shutdown(retryAfter):
+            try container.encode(WindowProtocol.MessageType.shutdown, forKey: .type)
+            try container.encode(retryAfter, forKey: .retryAfter)
+        case .pong:
+            try container.encode(WindowProtocol.MessageType.pong, forKey: .type)
+        }
+    }
+}
+
+/// A message a window sent that the protocol refuses. The connection carries on.
+public enum WindowProtocolError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Not a well-formed message of a known type.
+    case malformed(String)
+    /// A `type` the protocol does not have.
+    case unknownType(String)
+    /// A protocol version this build does not speak.
+    case unsupportedVersion(Int)
+    /// Larger than ``WindowProtocol/maximumMessageSize``.
+    case tooLarge(size: Int, limit: Int)
+
+    /// A short machine-readable code for the `error` message.
+    public var code: String {
+        switch self {
+        case .malformed: "malformed"
+        case .unknownType: "unknownType"
+        case .unsupportedVersion: "unsupportedVersion"
+        case .tooLarge: "tooLarge"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .malformed(detail): "Malformed message: \(detail)."
+        case let .unknownType(type): "Unknown message type \(type.debugDescription)."
+        case let .unsupportedVersion(version): "Protocol version \(version) is not supported; this server speaks \(WindowProtocol.version)."
+        case let .tooLarge(size, limit): "The message is \(size) bytes; at most \(limit) are accepted."
+        }
+    }
+}
