@@ -40,12 +40,19 @@ public struct EventSubscription<Event: UpdateEvent>: AsyncSequence, Sendable {
         private var backlog: [Element] = []
         private var backlogIndex = 0
         private var held: Element?
+        private var failure: SubscriptionError?
 
         init(live: AsyncStream<Element>.Iterator, liveStartsAfter: UInt64, last: UInt64, log: EventLogReader<Event>) {
             self.live = live
             self.liveStartsAfter = liveStartsAfter
             self.last = last
             self.log = log
+            if last > liveStartsAfter {
+                // Nothing with this number has happened here: the caller's number is from another
+                // database, or from before a reset.
+                failure = .notYetReached(requested: last, latest: liveStartsAfter)
+                self.last = liveStartsAfter
+            }
         }
 
         /// The next envelope, or `nil` when the subscription has ended.
@@ -63,12 +70,9 @@ public struct EventSubscription<Event: UpdateEvent>: AsyncSequence, Sendable {
                     last = envelope.sequence
                     return envelope
                 }
-                if last > liveStartsAfter {
-                    // Nothing with this number has happened here: the caller's number is from
-                    // another database, or from before a reset.
-                    let requested = last
-                    last = liveStartsAfter
-                    throw .notYetReached(requested: requested, latest: liveStartsAfter)
+                if let failure {
+                    self.failure = nil
+                    throw failure
                 }
                 if last < liveStartsAfter {
                     backlog = try await log.read(after: last, through: liveStartsAfter)

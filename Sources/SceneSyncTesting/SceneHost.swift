@@ -36,8 +36,13 @@ public final class SceneHost {
     /// foreground and active, as a newly shown browser window.
     public func openWindow(session: SceneSession.ID? = nil, activity: SceneActivity? = nil) async throws -> HostedWindow {
         let scene = try await application.connect(session: session, options: ConnectionOptions(activity: activity))
+        let window = HostedWindow(scene: scene)
+        scene.window?.attach(window)
         try await application.move(scene, to: .foregroundActive)
-        return HostedWindow(scene: scene)
+        if scene.window != nil {
+            try await waitUntil("the window's first render") { window.view != nil }
+        }
+        return window
     }
 
     /// The window's tab was hidden: the scene goes to the background.
@@ -53,6 +58,7 @@ public final class SceneHost {
     /// The window's connection dropped: the scene disconnects, its session stays.
     public func disconnect(_ window: HostedWindow) async {
         guard let scene = window.scene else { return }
+        scene.window?.detach()
         await application.disconnect(scene)
         window.scene = nil
     }
@@ -61,8 +67,13 @@ public final class SceneHost {
     public func reload(_ window: HostedWindow) async throws {
         await disconnect(window)
         let scene = try await application.connect(session: window.sessionID)
-        try await application.move(scene, to: .foregroundActive)
         window.scene = scene
+        window.resetView()
+        scene.window?.attach(window)
+        try await application.move(scene, to: .foregroundActive)
+        if scene.window != nil {
+            try await waitUntil("the reloaded window's render") { window.view != nil }
+        }
     }
 
     /// The window was closed for good: its session is discarded.
@@ -88,21 +99,58 @@ public final class SceneHost {
         }
     }
 
+    /// Sends the action `name` on `node` to the window, as a click or a keystroke in the browser would.
+    ///
+    /// - Throws: what the window's screen throws for it.
+    public func perform(_ name: String, on node: String, value: ViewValue? = nil, in window: HostedWindow) async throws {
+        guard let sceneWindow = try window.connectedScene().window else { throw ApplicationError.notConnected(window.sessionID) }
+        window.actionCount += 1
+        try await sceneWindow.handle(UserAction(ref: window.actionCount, node: node, name: name, value: value))
+    }
+
+    /// Taps a button or bar button.
+    public func tap(_ node: String, in window: HostedWindow) async throws {
+        try await perform("tap", on: node, in: window)
+    }
+
+    /// Types `text` into a field and commits it, as leaving the field does.
+    public func type(_ text: String, into field: String, in window: HostedWindow) async throws {
+        try await perform("draft", on: field, value: .string(text), in: window)
+        try await perform("commit", on: field, value: .string(text), in: window)
+    }
+
+    /// Goes back one screen.
+    public func back(in window: HostedWindow) async throws {
+        try await perform("back", on: SceneWindow.NodeID.navigationBar, in: window)
+    }
+
     /// The process is going away: every scene disconnects, saving its restoration activity.
     public func terminate() async {
         await application.disconnectAll()
     }
 }
 
-/// One window of a ``SceneHost``.
+/// One window of a ``SceneHost``: it receives what the server would send a browser and keeps the
+/// window's view as a ``ViewTree``, so a test reads what the user would see.
 @MainActor
-public final class HostedWindow {
+public final class HostedWindow: WindowOutlet {
     /// The window's session id, kept across reloads.
     public private(set) var sessionID: SceneSession.ID
     /// The window's scene while connected.
     public internal(set) var scene: Scene? {
         didSet { if let scene { sessionID = scene.session.id } }
     }
+    /// What the window shows: `nil` before its first render.
+    public private(set) var view: ViewTree?
+    /// Every message the window received, in order.
+    public private(set) var messages: [ServerMessage] = []
+    /// Activities the window asked to open in new windows.
+    public private(set) var openRequests: [SceneActivity] = []
+    /// The sequence numbers the window has seen, per app.
+    public private(set) var sequences: [String: UInt64] = [:]
+    /// Patches that did not fit the view: a window out of step. Empty in a correct run.
+    public private(set) var patchFailures: [ViewTreeError] = []
+    var actionCount = 0
 
     init(scene: Scene) {
         self.scene = scene
@@ -112,6 +160,42 @@ public final class HostedWindow {
     /// The scene's delegate, cast to the app's type.
     public func delegate<Delegate: SceneDelegate>(as type: Delegate.Type) -> Delegate? {
         scene?.delegate as? Delegate
+    }
+
+    /// The node with `id`, if the window shows it.
+    public func node(_ id: String) -> ViewNode? { view?.node(id) }
+
+    /// The string property `prop` of node `id`.
+    public func text(_ id: String, _ prop: String) -> String? { node(id)?.props[prop]?.string }
+
+    /// The titles of the rows the window shows, in order.
+    public var rowTitles: [String] { view?.nodes(of: .row).compactMap { $0.props["title"]?.string } ?? [] }
+
+    /// The navigation bar's title.
+    public var title: String? { text(SceneWindow.NodeID.navigationBar, "title") }
+
+    public func send(_ message: ServerMessage) {
+        messages.append(message)
+        switch message {
+        case let .render(root, seq, _):
+            view = ViewTree(root)
+            sequences = seq
+        case let .patch(ops, seq):
+            do { try view?.apply(ops) } catch { patchFailures.append(error) }
+            sequences = seq
+        case let .resumed(seq):
+            sequences = seq
+        default:
+            break
+        }
+    }
+
+    public func openWindow(with activity: SceneActivity) {
+        openRequests.append(activity)
+    }
+
+    func resetView() {
+        view = nil
     }
 
     func connectedScene() throws -> Scene {

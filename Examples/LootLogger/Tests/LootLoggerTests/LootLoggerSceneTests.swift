@@ -8,87 +8,227 @@ import Testing
 
 @MainActor
 struct LootLoggerSceneTests {
-    func launch(_ storage: any SceneSyncStorage) async throws -> (SceneHost, LootLoggerAppDelegate) {
+    typealias Items = ItemsScreen.NodeID
+    typealias Detail = ItemDetailScreen.NodeID
+
+    func launch(_ storage: any SceneSyncStorage) async throws -> (SceneHost, ItemStore) {
         let delegate = LootLoggerAppDelegate(logger: Logger(label: "test"))
-        return (try await SceneHost.launch(delegate: delegate, storage: storage), delegate)
+        let host = try await SceneHost.launch(delegate: delegate, storage: storage)
+        return (host, try #require(delegate.store))
     }
 
-    func items(_ window: HostedWindow) -> [Item] {
-        window.delegate(as: LootLoggerSceneDelegate.self)?.items ?? []
-    }
+    /// The window's screen as a fresh window would draw it.
+    func screenNode(_ window: HostedWindow) -> ViewNode? { window.node(SceneWindow.NodeID.screen) }
 
     @Test(arguments: StorageKind.allCases)
-    func everyChangeInOneWindowShowsInTheOtherWithItsOrigin(kind: StorageKind) async throws {
-        let (host, app) = try await launch(try kind.make())
-        let store = try #require(app.store)
+    func addEditMoveAndDeleteInOneWindowShowInTheOther(kind: StorageKind) async throws {
+        let (host, store) = try await launch(try kind.make())
+        let recorder = EventRecorder(store.events(after: 0))
         let left = try await host.openWindow()
         let right = try await host.openWindow()
-        let rightDelegate = try #require(right.delegate(as: LootLoggerSceneDelegate.self))
+        #expect(right.title == "LootLogger")
+        #expect(right.node(Items.empty) != nil)
 
-        let first = try await store.createRandomItem(origin: left.sessionID)
-        let second = try await store.create(name: "Rusty Spork", value: "12", origin: left.sessionID)
-        try await host.waitUntil("both windows show two items") { items(left).count == 2 && items(right).count == 2 }
-        #expect(items(right) == [first, second])
-        #expect(rightDelegate.received.allSatisfy { $0.origin == left.sessionID })
+        for _ in 0..<3 { try await host.tap(Items.add, in: left) }
+        try await host.waitUntil("three rows on the right") { right.rowTitles.count == 3 }
+        #expect(left.rowTitles == right.rowTitles)
+        #expect(right.node(Items.empty) == nil)
+        #expect(try await recorder.waitForEvents(count: 3).allSatisfy { $0.origin == left.sessionID })
 
-        try await store.move(second.key, to: 0, origin: right.sessionID)
-        try await store.update(first.key, ItemChanges(name: "Shiny Bear"), origin: right.sessionID)
-        try await host.waitUntil("the left window shows the move and the edit") {
-            items(left).map(\.name) == ["Rusty Spork", "Shiny Bear"]
-        }
-        #expect(left.delegate(as: LootLoggerSceneDelegate.self)?.received.last?.origin == right.sessionID)
+        let items = await store.items
+        try await host.perform("select", on: Items.row(items[0].key), in: left)
+        #expect(left.title == items[0].name)
+        try await host.type("Rusty Spork", into: Detail.name, in: left)
+        try await host.waitUntil("the renamed row on the right") { right.rowTitles.first == "Rusty Spork" }
+        #expect(left.title == "Rusty Spork")
 
-        try await store.remove(second.key, origin: left.sessionID)
-        try await host.waitUntil("both windows show one item") { items(left).count == 1 && items(right).count == 1 }
-        #expect(items(left) == items(right))
-        #expect(items(right) == (await store.items))
+        try await host.tap(Items.edit, in: right)
+        #expect(right.text(Items.edit, "label") == "Done")
+        #expect(right.node(Items.table)?.props["editing"] == true)
+        try await host.perform("move", on: Items.row(items[0].key), value: 2, in: right)
+        try await host.waitUntil("the move on the right") { right.rowTitles.last == "Rusty Spork" }
+        try await host.perform("delete", on: Items.row(items[1].key), in: right)
+        try await host.back(in: left)
+        try await host.waitUntil("the delete on the left") { left.rowTitles.count == 2 }
+        #expect(left.rowTitles == right.rowTitles)
+        #expect(left.rowTitles == (await store.items).map(\.name))
+        let footer = "2 items — $\((await store.items).reduce(0) { $0 + $1.valueInDollars }) total"
+        #expect(left.text(Items.section, "footer") == footer)
+        #expect(left.patchFailures.isEmpty && right.patchFailures.isEmpty)
     }
 
-    @Test func aWindowThatWasAwayCatchesUpWhenItComesBack() async throws {
-        let (host, app) = try await launch(try SQLiteStorage.inMemory())
-        let store = try #require(app.store)
+    @Test func aWindowBuiltFromPatchesShowsWhatAFreshWindowDraws() async throws {
+        let (host, store) = try await launch(try SQLiteStorage.inMemory())
+        let old = try await host.openWindow()
+        for round in 0..<40 {
+            let items = await store.items
+            switch round % 5 {
+            case 0, 1: try await store.createRandomItem(origin: nil)
+            case 2: try await store.move(items[0].key, to: items.count - 1, origin: nil)
+            case 3: try await store.update(items[items.count / 2].key, ItemChanges(name: "Renamed \(round)", valueInDollars: round), origin: nil)
+            default: try await store.remove(items[1].key, origin: nil)
+            }
+        }
+        let sequence = await store.snapshot().sequence
+        try await host.waitUntil("the old window to catch up") { old.sequences[ItemStore.app] == sequence }
+        let fresh = try await host.openWindow()
+        #expect(old.patchFailures.isEmpty)
+        #expect(screenNode(old) == screenNode(fresh))
+        #expect(old.rowTitles.count == (await store.items).count)
+    }
+
+    @Test func aOneRowChangeSendsTheSameSmallPatchFor100And10000Items() async throws {
+        var sizes: [Int] = []
+        for count in [100, 10_000] {
+            let (host, store) = try await launch(try SQLiteStorage.inMemory())
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<50 {
+                    group.addTask {
+                        for index in stride(from: writer, to: count, by: 50) {
+                            try await store.create(name: "Item \(index)", value: "1", origin: nil)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let window = try await host.openWindow()
+            let key = (await store.items)[count / 2].key
+            let before = window.messages.count
+            try await store.update(key, ItemChanges(valueInDollars: 7), origin: nil)
+            try await host.waitUntil("the patch") { window.messages.count > before }
+            guard case let .patch(ops, _) = window.messages.last else { Issue.record("expected a patch"); return }
+            #expect(ops.count == 2)
+            #expect(ops.first == .set(id: Items.row(key), props: ["detail": "$7"]))
+            sizes.append(WindowProtocol.encode(.patch(ops: ops, seq: [ItemStore.app: 1])).count)
+        }
+        // The row's patch is the same; the footer ("100 items — $106 total" against
+        // "10000 items — $10006 total") differs only by the digits of its two numbers.
+        #expect(sizes[1] - sizes[0] == 4)
+        #expect(sizes.allSatisfy { $0 < 512 })
+    }
+
+    @Test func anInvalidValueShowsItsErrorAndKeepsTheStoredValue() async throws {
+        let (host, store) = try await launch(try SQLiteStorage.inMemory())
+        let item = try await store.create(name: "Shiny Mac", value: "5", origin: nil)
+        let window = try await host.openWindow()
+        try await host.perform("select", on: Items.row(item.key), in: window)
+
+        for bad in ["abc", "-5", "1e99"] {
+            try await host.type(bad, into: Detail.value, in: window)
+            #expect(window.text(Detail.value, "error") == ItemStoreError.invalidValue(bad).description)
+            #expect(window.text(Detail.value, "value") == "5")
+        }
+        #expect(await store.items == [item])
+
+        try await host.type("$12", into: Detail.value, in: window)
+        #expect(window.node(Detail.value)?.props["error"] == nil)
+        try await host.waitUntil("the stored value") { window.text(Detail.value, "value") == "12" }
+    }
+
+    @Test func anItemDeletedElsewhereTakesItsDetailWindowBackToTheListAndSaysWhy() async throws {
+        let (host, store) = try await launch(try SQLiteStorage.inMemory())
+        let item = try await store.create(name: "Fluffy Bear", origin: nil)
+        let detail = try await host.openWindow()
+        let list = try await host.openWindow()
+        try await host.perform("select", on: Items.row(item.key), in: detail)
+        #expect(detail.title == "Fluffy Bear")
+
+        try await host.tap(Items.edit, in: list)
+        try await host.perform("delete", on: Items.row(item.key), in: list)
+
+        try await host.waitUntil("the detail window back on the list") { detail.title == "LootLogger" }
+        #expect(detail.view?.nodes(of: .notice).first?.props["message"] == "“Fluffy Bear” was deleted in another window.")
+        #expect(detail.node(Items.empty) != nil)
+    }
+
+    @Test func openInNewWindowOpensASceneOnThatItemsDetail() async throws {
+        let (host, store) = try await launch(try SQLiteStorage.inMemory())
+        let item = try await store.create(name: "Shiny Spork", origin: nil)
+        let window = try await host.openWindow()
+        try await host.perform(ItemsScreen.Action.openInNewWindow, on: Items.row(item.key), in: window)
+        let activity = try #require(window.openRequests.first)
+
+        let opened = try await host.openWindow(activity: activity)
+
+        #expect(opened.sessionID != window.sessionID)
+        #expect(opened.title == "Shiny Spork")
+        #expect(opened.text(SceneWindow.NodeID.navigationBar, "back") == "LootLogger")
+        try await host.back(in: opened)
+        #expect(opened.rowTitles == ["Shiny Spork"])
+    }
+
+    @Test func aHiddenWindowGetsItsChangesWhenShownAgain() async throws {
+        let (host, store) = try await launch(try SQLiteStorage.inMemory())
         let window = try await host.openWindow()
         try await host.hide(window)
-        await host.disconnect(window)
-        for _ in 0..<5 { try await store.createRandomItem(origin: nil) }
+        let sent = window.messages.count
+        for _ in 0..<3 { try await store.createRandomItem(origin: nil) }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(window.messages.count == sent)
+
+        try await host.show(window)
+        #expect(window.messages.count == sent + 1)
+        #expect(window.rowTitles == (await store.items).map(\.name))
+    }
+
+    @Test func aReloadedDetailWindowComesBackWithItsDraft() async throws {
+        let (host, store) = try await launch(try SQLiteStorage.inMemory())
+        let item = try await store.create(name: "Rusty Spork", origin: nil)
+        let window = try await host.openWindow()
+        try await host.perform("select", on: Items.row(item.key), in: window)
+        try await host.perform("draft", on: Detail.name, value: "Rusty Sp", in: window)
 
         try await host.reload(window)
-        try await host.waitUntil("the window shows five items") { items(window).count == 5 }
-        #expect(items(window) == (await store.items))
+
+        #expect(window.title == "Rusty Spork")
+        #expect(window.text(Detail.name, "draft") == "Rusty Sp")
+        #expect(window.text(Detail.name, "value") == "Rusty Spork")
     }
 
     @Test func anEditingWindowComesBackWithItsDraftAfterTheWholeApplicationRestarts() async throws {
         let path = TemporaryDirectory().path("lootlogger.sqlite")
         let sessionID: SceneSession.ID
-        let key: UUID
         do {
-            let (host, app) = try await launch(try SQLiteStorage(path: path))
-            key = try await app.store!.create(name: "Rusty Spork", value: "3", origin: nil).key
+            let (host, store) = try await launch(try SQLiteStorage(path: path))
+            let item = try await store.create(name: "Rusty Spork", value: "3", origin: nil)
             let window = try await host.openWindow()
             sessionID = window.sessionID
-            window.delegate(as: LootLoggerSceneDelegate.self)!.editing =
-                .init(item: key, nameDraft: "Rusty Sp")
-            await host.disconnect(window)
+            try await host.perform("select", on: Items.row(item.key), in: window)
+            try await host.perform("draft", on: Detail.name, value: "Rusty Sp", in: window)
             await host.terminate()
         }
 
         let (host, _) = try await launch(try SQLiteStorage(path: path))
         let window = try await host.openWindow(session: sessionID)
-        let delegate = try #require(window.delegate(as: LootLoggerSceneDelegate.self))
 
         #expect(window.sessionID == sessionID)
-        let restored = try #require(delegate.restoredActivity)
-        #expect(restored.type == LootLoggerSceneDelegate.activityType)
-        #expect(try restored.decodePayload(as: LootLoggerSceneDelegate.EditingState.self)
-            == .init(item: key, nameDraft: "Rusty Sp"))
-        #expect(delegate.editing == .init(item: key, nameDraft: "Rusty Sp"))
-        try await host.waitUntil("the restored window shows the item") { items(window).map(\.key) == [key] }
+        #expect(window.title == "Rusty Spork")
+        #expect(window.text(Detail.name, "draft") == "Rusty Sp")
+        let activity = try #require(window.scene?.session.stateRestorationActivity)
+        let state = try activity.decodePayload(as: LootLoggerSceneDelegate.WindowState.self)
+        #expect(state.navigation.paths["main"]?.map(\.name) == ["items", "item"])
+    }
+
+    @Test func unknownOrMalformedActionsAreRefusedAndChangeNothing() async throws {
+        let (host, store) = try await launch(try SQLiteStorage.inMemory())
+        try await store.createRandomItem(origin: nil)
+        let window = try await host.openWindow()
+        let key = (await store.items)[0].key
+        await #expect(throws: ScreenError.self) { try await host.perform("select", on: "item-not-a-uuid", in: window) }
+        await #expect(throws: ScreenError.self) { try await host.perform("select", on: Items.row(UUID()), in: window) }
+        await #expect(throws: ScreenError.self) { try await host.perform("move", on: Items.row(key), value: "x", in: window) }
+        await #expect(throws: ItemStoreError.moveOutOfRange(index: 5, count: 1)) {
+            try await host.perform("move", on: Items.row(key), value: 5, in: window)
+        }
+        await #expect(throws: ScreenError.self) { try await host.back(in: window) }
+        #expect(await store.snapshot().sequence == 1)
     }
 
     @Test func closingAWindowIsReportedToTheAppDelegate() async throws {
-        let (host, app) = try await launch(try SQLiteStorage.inMemory())
+        let delegate = LootLoggerAppDelegate(logger: Logger(label: "test"))
+        let host = try await SceneHost.launch(delegate: delegate, storage: try SQLiteStorage.inMemory())
         let window = try await host.openWindow()
         try await host.close(window)
-        #expect(app.discardedSessions == [window.sessionID])
+        #expect(delegate.discardedSessions == [window.sessionID])
     }
 }

@@ -25,9 +25,9 @@ public final class LootLoggerAppDelegate: ApplicationDelegate {
         configurationForConnecting session: SceneSession,
         options: ConnectionOptions
     ) -> SceneConfiguration {
-        let store = self.store
+        guard let store else { preconditionFailure("Scenes connect only after applicationDidFinishLaunching opened the store") }
         return SceneConfiguration(name: "Main") {
-            LootLoggerSceneDelegate(store: store!)
+            LootLoggerSceneDelegate(store: store)
         }
     }
 

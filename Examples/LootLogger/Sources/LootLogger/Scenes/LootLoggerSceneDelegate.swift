@@ -1,42 +1,26 @@
-public import Foundation
+import Foundation
 public import SceneSync
 
-/// One LootLogger window: it mirrors the item store through its events, remembers which item it
-/// is editing and the name typed but not yet saved, and restores both.
-///
-/// This delegate keeps the window's state as data; the server's screens draw it.
+/// One LootLogger window: it creates the window and hands it to a ``LootLoggerCoordinator``, which
+/// owns navigation. Its restoration activity is the navigation path; typed-but-unsaved text is kept
+/// in the scene's drafts.
 @MainActor
 public final class LootLoggerSceneDelegate: SceneDelegate {
-    /// The restoration payload: what the window was doing.
-    public struct EditingState: Codable, Equatable, Sendable {
-        /// The item whose detail is shown, if any.
-        public var item: UUID?
-        /// The name typed but not yet committed.
-        public var nameDraft: String?
-
-        /// Creates an editing state.
-        public init(item: UUID? = nil, nameDraft: String? = nil) {
-            self.item = item
-            self.nameDraft = nameDraft
-        }
+    /// The restoration payload.
+    public struct WindowState: Codable, Equatable, Sendable {
+        /// The window's navigation.
+        public var navigation: NavigationState
     }
 
     /// The activity type LootLogger windows save.
-    public static let activityType = "com.scenesync.lootlogger.items"
+    public static let activityType = "com.scenesync.lootlogger.window"
+    /// The activity type for "Open in New Window" on an item.
+    public static let itemActivityType = "com.scenesync.lootlogger.item"
 
     /// The shared store.
     public let store: ItemStore
-    /// The items as this window last heard of them.
-    public private(set) var items: [Item] = []
-    /// The sequence number of the last event this window applied.
-    public private(set) var sequence: UInt64 = 0
-    /// The envelopes this window received, in order.
-    public private(set) var received: [EventEnvelope<ItemEvent>] = []
-    /// What the window is doing, restored on reconnect.
-    public var editing = EditingState()
-    /// The activity this window was restored with, if any.
-    public private(set) var restoredActivity: SceneActivity?
-    private weak var scene: Scene?
+    /// The coordinator that owns this window's navigation.
+    public private(set) var coordinator: LootLoggerCoordinator?
 
     /// Creates the delegate.
     public init(store: ItemStore) {
@@ -44,41 +28,29 @@ public final class LootLoggerSceneDelegate: SceneDelegate {
     }
 
     public func scene(_ scene: Scene, willConnectTo session: SceneSession, options: ConnectionOptions) {
-        self.scene = scene
-        let activity = options.activity ?? session.stateRestorationActivity
-        restoredActivity = session.stateRestorationActivity
-        if let activity, activity.type == Self.activityType,
-           let state = try? activity.decodePayload(as: EditingState.self) {
-            editing = state
+        let window = SceneWindow(scene: scene, title: "LootLogger")
+        let coordinator = LootLoggerCoordinator(store: store, window: window)
+        self.coordinator = coordinator
+        let restored = session.stateRestorationActivity.flatMap { activity -> NavigationState? in
+            guard activity.type == Self.activityType else { return nil }
+            return try? activity.decodePayload(as: WindowState.self).navigation
         }
-        scene.task { [weak self, store] in
-            let snapshot = await store.snapshot()
-            guard let self, let scene = self.scene else { return }
-            self.items = snapshot.state.items
-            self.sequence = snapshot.sequence
-            scene.observe(store.events(after: snapshot.sequence)) { [weak self] envelope in
-                self?.apply(envelope)
+        let opened = options.activity.flatMap { activity -> UUID? in
+            guard activity.type == Self.itemActivityType else { return nil }
+            return try? activity.decodePayload(as: UUID.self)
+        }
+        scene.task {
+            if let opened {
+                await coordinator.start(showing: opened)
+            } else {
+                await coordinator.start(restoring: restored)
             }
         }
     }
 
     public func stateRestorationActivity(for scene: Scene) -> SceneActivity? {
-        try? SceneActivity(type: Self.activityType, payload: editing)
-    }
-
-    private func apply(_ envelope: EventEnvelope<ItemEvent>) {
-        received.append(envelope)
-        sequence = envelope.sequence
-        switch envelope.event {
-        case let .itemAdded(item, index):
-            items.insert(item, at: min(index, items.count))
-        case let .itemRemoved(key, index):
-            if items.indices.contains(index), items[index].key == key { items.remove(at: index) }
-            if editing.item == key { editing = EditingState() }
-        case let .itemMoved(_, from, to):
-            if items.indices.contains(from) { items.insert(items.remove(at: from), at: min(to, items.count)) }
-        case let .itemUpdated(item, _):
-            if let index = items.firstIndex(where: { $0.key == item.key }) { items[index] = item }
-        }
+        guard let navigation = scene.window?.navigationState else { return nil }
+        return try? SceneActivity(type: Self.activityType, title: scene.window?.visibleScreen?.title,
+                                  payload: WindowState(navigation: navigation))
     }
 }

@@ -1,0 +1,117 @@
+public import Foundation
+public import SceneSync
+
+/// What the detail screen asks of its coordinator.
+@MainActor
+public protocol ItemDetailScreenDelegate: AnyObject {
+    /// The item shown was deleted, in this window or another.
+    func itemDetailScreen(_ screen: ItemDetailScreen, itemWasDeleted name: String)
+}
+
+/// One item's fields, as the book's `DetailViewController`: name, serial number and value can be
+/// edited, the date created is shown. A field commits when the user leaves it or presses Enter; an
+/// invalid value shows its error next to the field and the stored value stays as it was.
+@MainActor
+public final class ItemDetailScreen: ScreenController {
+    /// Node ids.
+    public enum NodeID {
+        public static let form = "item-form"
+        public static let fields = "item-fields"
+        public static let name = "name"
+        public static let serialNumber = "serialNumber"
+        public static let value = "value"
+        public static let dateCreated = "dateCreated"
+    }
+
+    /// Who to tell when the item goes away.
+    public weak var delegate: (any ItemDetailScreenDelegate)?
+    /// The item's key.
+    public let key: UUID
+    private let store: ItemStore
+    private var item: Item?
+    private var errors: [String: String] = [:]
+
+    /// Creates the screen for the item with `key`.
+    public init(store: ItemStore, key: UUID) {
+        self.store = store
+        self.key = key
+        super.init(route: Route("item", argument: key.uuidString), title: "Item")
+    }
+
+    public override func load() async {
+        let snapshot = await store.snapshot()
+        item = snapshot.state.item(key)
+        setTitle(item?.name ?? "Item")
+        follow(store.controller, from: snapshot.sequence) { [weak self] envelope in
+            self?.apply(envelope)
+        }
+    }
+
+    public override func makeContent() -> [ViewNode] {
+        guard let item else { return [.emptyState(id: "item-missing", title: "This item no longer exists.")] }
+        return [.form(id: NodeID.form, sections: [
+            .section(id: NodeID.fields, children: [
+                .textField(id: NodeID.name, label: "Name", value: item.name, draft: draft(for: NodeID.name),
+                           error: errors[NodeID.name]),
+                .textField(id: NodeID.serialNumber, label: "Serial Number", value: item.serialNumber ?? "",
+                           draft: draft(for: NodeID.serialNumber), placeholder: "None", error: errors[NodeID.serialNumber]),
+                .textField(id: NodeID.value, label: "Value", value: String(item.valueInDollars),
+                           draft: draft(for: NodeID.value), inputMode: "numeric", error: errors[NodeID.value]),
+                .label(id: NodeID.dateCreated, label: "Date Created", value: Self.format(item.dateCreated)),
+            ])
+        ])]
+    }
+
+    public override func handle(_ action: UserAction) async throws {
+        guard action.name == "commit", [NodeID.name, NodeID.serialNumber, NodeID.value].contains(action.node) else {
+            throw ScreenError.unknownAction(node: action.node, name: action.name)
+        }
+        guard case let .string(text)? = action.value else { throw ScreenError.invalidValue(node: action.node, name: action.name) }
+        let changes = switch action.node {
+        case NodeID.name: ItemChanges(name: text)
+        case NodeID.serialNumber: ItemChanges(serialNumber: text)
+        default: ItemChanges(value: text)
+        }
+        do {
+            try await store.update(key, changes, origin: window?.scene?.session.id)
+            errors[action.node] = nil
+            await clearDraft(for: action.node)
+            update([.set(id: action.node, props: ["error": .null, "draft": .null])])
+        } catch let error where error.field != nil {
+            errors[action.node] = error.description
+            update([.set(id: action.node, props: ["error": .string(error.description)])])
+        }
+    }
+
+    private func apply(_ envelope: EventEnvelope<ItemEvent>) {
+        switch envelope.event {
+        case let .itemUpdated(updated, changed) where updated.key == key:
+            item = updated
+            var patches: [Patch] = []
+            if changed.contains(.name) {
+                patches.append(.set(id: NodeID.name, props: ["value": .string(updated.name)]))
+                setTitle(updated.name)
+            }
+            if changed.contains(.serialNumber) {
+                patches.append(.set(id: NodeID.serialNumber, props: ["value": .string(updated.serialNumber ?? "")]))
+            }
+            if changed.contains(.valueInDollars) {
+                patches.append(.set(id: NodeID.value, props: ["value": .string(String(updated.valueInDollars))]))
+            }
+            update(patches)
+        case let .itemRemoved(removed, _) where removed == key:
+            let name = item?.name ?? "The item"
+            item = nil
+            delegate?.itemDetailScreen(self, itemWasDeleted: name)
+        default:
+            break
+        }
+    }
+
+    private static func format(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "MMM d, yyyy"
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,69 @@
+public import Foundation
+public import SceneSync
+
+/// Owns a LootLogger window's navigation: the item list at the root, an item's detail pushed on
+/// top. Screens tell it what the user wants; it decides what shows.
+@MainActor
+public final class LootLoggerCoordinator: Coordinator, ItemsScreenDelegate, ItemDetailScreenDelegate {
+    /// The shared store.
+    public let store: ItemStore
+    /// The window it navigates.
+    public unowned let window: SceneWindow
+    /// The window's one navigation stack.
+    public let navigation = NavigationController()
+
+    /// Creates the coordinator.
+    public init(store: ItemStore, window: SceneWindow) {
+        self.store = store
+        self.window = window
+    }
+
+    /// Shows the item list, and the detail screen the window was on if it is restored.
+    public override func start(restoring state: NavigationState?) async {
+        var screens: [ScreenController] = [makeItemsScreen()]
+        for route in (state?.paths["main"] ?? []).dropFirst() {
+            guard route.name == "item", let key = route.argument.flatMap(UUID.init(uuidString:)),
+                  await store.controller.state.item(key) != nil else { break }
+            screens.append(makeDetailScreen(key))
+        }
+        await navigation.setScreens(screens)
+        await window.setRoot(navigation)
+    }
+
+    /// Shows the detail of `key` above the item list: a window opened for that item.
+    public func start(showing key: UUID) async {
+        await start(restoring: NavigationState(
+            paths: ["main": [Route("items"), Route("item", argument: key.uuidString)]], selectedTab: "main"))
+    }
+
+    // MARK: - ItemsScreenDelegate
+
+    public func itemsScreen(_ screen: ItemsScreen, didSelect key: UUID) async {
+        guard navigation.topScreen === screen else { return }
+        await navigation.push(makeDetailScreen(key))
+    }
+
+    public func itemsScreen(_ screen: ItemsScreen, openInNewWindow key: UUID) {
+        guard let activity = try? SceneActivity(type: LootLoggerSceneDelegate.itemActivityType, payload: key) else { return }
+        window.requestNewWindow(with: activity)
+    }
+
+    // MARK: - ItemDetailScreenDelegate
+
+    public func itemDetailScreen(_ screen: ItemDetailScreen, itemWasDeleted name: String) {
+        navigation.popToRoot()
+        window.showNotice("“\(name)” was deleted in another window.")
+    }
+
+    private func makeItemsScreen() -> ItemsScreen {
+        let screen = ItemsScreen(store: store)
+        screen.delegate = self
+        return screen
+    }
+
+    private func makeDetailScreen(_ key: UUID) -> ItemDetailScreen {
+        let screen = ItemDetailScreen(store: store, key: key)
+        screen.delegate = self
+        return screen
+    }
+}
