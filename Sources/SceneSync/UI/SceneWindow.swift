@@ -48,8 +48,11 @@ public final class SceneWindow {
     private var alerts: [Alert] = []
     private var notices: [(id: String, message: String)] = []
     private var noticeCounter = 0
-    private var sequences: [String: UInt64] = [:]
+    /// The last sequence number the window's screens applied, per app: what the window shows
+    /// once held patches are sent.
+    public private(set) var sequences: [String: UInt64] = [:]
     private var held: [Patch] = []
+    private var heldSets: [String: Int] = [:]
     private var needsRedraw = false
     private var hasRendered = false
     private var resume: (seq: [String: UInt64], route: String)?
@@ -155,6 +158,7 @@ public final class SceneWindow {
     public func redraw() {
         guard let outlet, !tabs.isEmpty else { return }
         held = []
+        heldSets = [:]
         needsRedraw = false
         if scene?.activationState == .background && hasRendered {
             needsRedraw = true
@@ -230,14 +234,35 @@ public final class SceneWindow {
         guard let outlet, hasRendered, !patches.isEmpty else { return }
         if scene?.activationState == .background {
             guard !needsRedraw else { return }
-            held += patches
+            for patch in patches { hold(patch) }
             if held.count > backgroundPatchLimit {
                 held = []
+                heldSets = [:]
                 needsRedraw = true
             }
             return
         }
         outlet.send(.patch(ops: patches, seq: sequences))
+    }
+
+    /// Holds a patch for a background window, folding a `set` into an earlier `set` of the same
+    /// node when nothing in between replaced or removed that node.
+    private func hold(_ patch: Patch) {
+        switch patch {
+        case let .set(id, props):
+            if let index = heldSets[id], case let .set(_, earlier) = held[index] {
+                held[index] = .set(id: id, props: earlier.merging(props) { $1 })
+            } else {
+                heldSets[id] = held.count
+                held.append(patch)
+            }
+        case let .remove(id), let .replace(id, _, _), let .move(id, _):
+            heldSets[id] = nil
+            held.append(patch)
+        case let .insert(_, _, node):
+            heldSets[node.id] = nil
+            held.append(patch)
+        }
     }
 
     func noteSequence(_ sequence: UInt64, for app: String) {
@@ -260,6 +285,7 @@ public final class SceneWindow {
         } else if !held.isEmpty {
             let patches = held
             held = []
+            heldSets = [:]
             outlet.send(.patch(ops: patches, seq: sequences))
         }
     }

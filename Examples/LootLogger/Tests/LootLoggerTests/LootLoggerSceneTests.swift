@@ -171,6 +171,27 @@ struct LootLoggerSceneTests {
         #expect(window.rowTitles == (await store.items).map(\.name))
     }
 
+    @Test func changesToOneRowWhileHiddenAreCoalescedIntoOnePatch() async throws {
+        let (host, store) = try await launch(try SQLiteStorage.inMemory())
+        let item = try await store.create(name: "Shiny Mac", value: "1", origin: nil)
+        let window = try await host.openWindow()
+        try await host.hide(window)
+        for value in 2...6 { try await store.update(item.key, ItemChanges(valueInDollars: value), origin: nil) }
+        try await host.waitUntil("the hidden window to apply every change") {
+            window.scene?.window?.sequences[ItemStore.app] == 6
+        }
+        #expect(window.messages.count == 1)
+
+        try await host.show(window)
+
+        guard case let .patch(ops, _) = window.messages.last else { Issue.record("expected one patch"); return }
+        #expect(ops == [
+            .set(id: Items.row(item.key), props: ["detail": "$6"]),
+            .set(id: Items.section, props: ["footer": "1 item — $6 total"]),
+        ])
+        #expect(window.text(Items.row(item.key), "detail") == "$6")
+    }
+
     @Test func aReloadedDetailWindowComesBackWithItsDraft() async throws {
         let (host, store) = try await launch(try SQLiteStorage.inMemory())
         let item = try await store.create(name: "Rusty Spork", origin: nil)
