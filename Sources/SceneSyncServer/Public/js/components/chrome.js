@@ -1,0 +1,126 @@
+// The window's frame: window, navigation bar and its buttons, screen, tab bar and tabs, overlay.
+import { ACTION, CLS, P, ROLE, SIDE, TEXT, nodeId } from "../protocol.js";
+import { animate, h, icon, setAttr, setText, show, uid } from "../dom.js";
+
+export const windowView = {
+  create: () => h("div", { class: "ss-window" }),
+  update(el, props, previous, context) {
+    context.view.setWindowTitle(props[P.title]);
+  },
+};
+
+export const navigationBar = {
+  create(node, context) {
+    const id = nodeId(node);
+    const backText = h("span", { class: "ss-back-text", "aria-hidden": "true" });
+    const back = h("button", { type: "button", class: "ss-back", "aria-label": TEXT.back, hidden: true },
+      icon("chevronLeft"), backText);
+    back.addEventListener("click", () => context.send(id, ACTION.back));
+    const title = h("h1", { class: "ss-navbar-title", tabindex: "-1" });
+    const items = h("div", { class: "ss-navbar-items" });
+    const inner = h("div", { class: "ss-navbar-inner" }, back, title, h("div", { class: "ss-navbar-spacer" }), items);
+    const el = h("header", { class: "ss-navbar", role: "banner" }, inner);
+    el._ss = { back, backText, title, items };
+    return el;
+  },
+  slot: (el) => el._ss.items,
+  update(el, props, previous, context) {
+    const { back, backText, title } = el._ss;
+    const text = props[P.title] ?? "";
+    if (previous[P.title] !== undefined && previous[P.title] !== text) {
+      animate(title, [{ opacity: 0 }, { opacity: 1 }], { duration: 240 });
+    }
+    setText(title, text);
+    const backTitle = props[P.back];
+    show(back, backTitle !== undefined && backTitle !== null);
+    setText(backText, backTitle ?? "");
+    setAttr(back, "title", backTitle ? `${TEXT.back} to ${backTitle}` : null);
+    context.view.setNavigationTitle(text);
+  },
+};
+
+export const barButton = {
+  create(node, context) {
+    const id = nodeId(node);
+    const el = h("button", { type: "button", class: "ss-barbutton" });
+    el.addEventListener("click", () => context.send(id, ACTION.tap));
+    return el;
+  },
+  update(el, props) {
+    setText(el, props[P.label]);
+    const side = props[P.side] === SIDE.leading ? SIDE.leading : SIDE.trailing;
+    el.classList.toggle(CLS.leading, side === SIDE.leading);
+    el.classList.toggle(CLS.trailing, side === SIDE.trailing);
+    el.classList.toggle(CLS.role(ROLE.primary), props[P.role] === ROLE.primary);
+    el.classList.toggle(CLS.role(ROLE.destructive), props[P.role] === ROLE.destructive);
+  },
+};
+
+export const screen = {
+  create: () => h("main", { class: "ss-screen" }),
+  update(el, props) {
+    setAttr(el, "data-route", props[P.route]);
+  },
+};
+
+export const tabBar = {
+  create() {
+    const list = h("div", { class: "ss-tablist", role: "tablist", "aria-label": TEXT.tabs });
+    list.addEventListener("keydown", (event) => {
+      const keys = { ArrowLeft: -1, ArrowRight: 1, Home: -Infinity, End: Infinity };
+      if (!(event.key in keys)) return;
+      const tabs = [...list.querySelectorAll('[role="tab"]')];
+      const current = tabs.indexOf(document.activeElement);
+      if (current < 0) return;
+      event.preventDefault();
+      const step = keys[event.key];
+      const next = step === -Infinity ? 0 : step === Infinity ? tabs.length - 1 : (current + step + tabs.length) % tabs.length;
+      tabs[next].focus();
+    });
+    const el = h("nav", { class: "ss-tabbar", "aria-label": TEXT.tabs }, list);
+    el._ss = { list };
+    return el;
+  },
+  slot: (el) => el._ss.list,
+  update() {},
+};
+
+export const tab = {
+  create(node, context) {
+    const id = nodeId(node);
+    const label = h("span", { class: "ss-tab-label" });
+    const badgeId = uid("badge");
+    const badge = h("span", { class: "ss-badge", id: badgeId, hidden: true });
+    const el = h("button", { type: "button", class: "ss-tab", role: "tab" }, label, badge);
+    el.addEventListener("click", () => {
+      if (el.getAttribute("aria-selected") !== "true") context.send(id, ACTION.select);
+    });
+    el._ss = { label, badge, badgeId };
+    return el;
+  },
+  update(el, props) {
+    const { label, badge, badgeId } = el._ss;
+    const text = props[P.label] ?? "";
+    setText(label, text);
+    setAttr(el, "aria-label", text);
+    const selected = props[P.selected] === true;
+    setAttr(el, "aria-selected", selected ? "true" : "false");
+    el.classList.toggle(CLS.selected, selected);
+    el.tabIndex = selected ? 0 : -1;
+    const value = props[P.badge];
+    const hasBadge = value !== undefined && value !== null && value !== "";
+    show(badge, hasBadge);
+    setText(badge, hasBadge ? String(value) : "");
+    setAttr(el, "aria-describedby", hasBadge ? badgeId : null);
+  },
+  mounted(el) {
+    // With no tab selected, keep the first one reachable by Tab.
+    const list = el.parentElement;
+    if (list && !list.querySelector('[role="tab"][aria-selected="true"]') && list.firstElementChild === el) el.tabIndex = 0;
+  },
+};
+
+export const overlay = {
+  create: () => h("div", { class: "ss-overlay" }),
+  update() {},
+};

@@ -1,0 +1,153 @@
+// Tables: table, section (also used by forms), row.
+// Rows never move or disappear on the user's say-so: they send the action, and the server's patch
+// moves or removes them.
+import { ACCESSORY, ACTION, ATTR, CLS, ITEM, KIND, P, TEXT, TIMING, nodeId } from "../protocol.js";
+import { h, icon, setAttr, setText, show, uid } from "../dom.js";
+import { startDrag, settleDrag } from "./drag.js";
+import { Menu } from "./menu.js";
+
+export const table = {
+  create: () => h("div", { class: "ss-table", role: "list" }),
+  update(el, props) {
+    setAttr(el, "aria-label", props[P.label]);
+    el.classList.toggle(CLS.editing, props[P.editing] === true);
+  },
+};
+
+export const section = {
+  create(node, context) {
+    const inForm = context.parentKind === KIND.form;
+    const headerId = uid("header");
+    const header = h("h2", { class: "ss-section-header", id: headerId, hidden: true });
+    const body = h("div", { class: "ss-section-body", role: inForm ? null : "none" });
+    const footer = h("div", { class: "ss-section-footer", hidden: true });
+    const el = h(inForm ? "fieldset" : "div", { class: "ss-section", role: inForm ? "group" : "none" }, header, body, footer);
+    el._ss = { header, body, footer, headerId, inForm };
+    return el;
+  },
+  slot: (el) => el._ss.body,
+  update(el, props) {
+    const { header, footer, headerId, inForm } = el._ss;
+    const headerText = props[P.header];
+    show(header, Boolean(headerText));
+    setText(header, headerText ?? "");
+    if (inForm) setAttr(el, "aria-labelledby", headerText ? headerId : null);
+    const footerText = props[P.footer];
+    show(footer, Boolean(footerText));
+    setText(footer, footerText ?? "");
+  },
+};
+
+export const row = {
+  create(node, context) {
+    const id = nodeId(node);
+    const send = (name, value) => context.send(id, name, value);
+    const subtitleId = uid("subtitle");
+    const detailId = uid("detail");
+    const image = h("img", { class: "ss-row-image", alt: "", hidden: true, loading: "lazy", decoding: "async" });
+    const title = h("span", { class: "ss-row-title" });
+    const subtitle = h("span", { class: "ss-row-subtitle", id: subtitleId, hidden: true });
+    const detail = h("span", { class: "ss-row-detail", id: detailId, hidden: true });
+    const chevron = h("span", { class: "ss-row-chevron", hidden: true }, icon("chevronRight"));
+    const main = h("button", { type: "button", class: "ss-row-main" },
+      image, h("span", { class: "ss-row-text" }, title, subtitle), detail, chevron);
+    main.addEventListener("click", () => send(ACTION.select));
+
+    const menu = new Menu((name) => send(name));
+    const del = h("button", { type: "button", class: "ss-row-delete", "aria-label": TEXT.delete, title: TEXT.delete, hidden: true }, icon("minus"));
+    del.addEventListener("click", () => send(ACTION.delete));
+    const handle = h("button", { type: "button", class: "ss-row-handle", "aria-label": TEXT.reorder, hidden: true }, icon("grip"));
+    const error = h("div", { class: "ss-inline-error", role: "alert", hidden: true });
+    const el = h("div", { class: "ss-row", role: "listitem" },
+      h("div", { class: "ss-row-line" }, del, main, menu.button, handle), menu.list, error);
+    el._ss = { main, image, title, subtitle, detail, chevron, menu, del, handle, error, subtitleId, detailId, send, errorTimer: 0 };
+
+    const tree = context.tree;
+    const moveBy = (step) => {
+      const record = tree.get(id);
+      if (!record || !record.parent || record.props[P.movable] !== true) return false;
+      const index = record.parent.kids.indexOf(record);
+      const target = index + step;
+      if (target < 0 || target >= record.parent.kids.length) return true;
+      send(ACTION.move, target);
+      return true;
+    };
+    el.addEventListener("keydown", (event) => {
+      if (!event.altKey || event.ctrlKey || event.metaKey) return;
+      if (event.key !== "ArrowUp" && event.key !== "ArrowDown") return;
+      if (moveBy(event.key === "ArrowUp" ? -1 : 1)) event.preventDefault();
+    });
+    handle.addEventListener("keydown", (event) => {
+      if (event.altKey || (event.key !== "ArrowUp" && event.key !== "ArrowDown")) return;
+      if (moveBy(event.key === "ArrowUp" ? -1 : 1)) event.preventDefault();
+    });
+    handle.addEventListener("pointerdown", (event) => {
+      const record = tree.get(id);
+      if (record && isEditing(el) && record.props[P.movable] === true) startDrag(event, record, (target) => send(ACTION.move, target));
+    });
+    el.addEventListener("contextmenu", (event) => {
+      if (menu.isEmpty || isEditing(el)) return;
+      event.preventDefault();
+      menu.open();
+    });
+    return el;
+  },
+
+  update(el, props) {
+    const s = el._ss;
+    const title = props[P.title] ?? "";
+    setText(s.title, title);
+    setAttr(s.main, "aria-label", title);
+    setAttr(el, ATTR.title, title);
+    const subtitle = props[P.subtitle];
+    show(s.subtitle, Boolean(subtitle));
+    setText(s.subtitle, subtitle ?? "");
+    const detail = props[P.detail];
+    show(s.detail, Boolean(detail));
+    setText(s.detail, detail ?? "");
+    setAttr(el, ATTR.detail, detail ?? null);
+    setAttr(s.main, "aria-describedby", [subtitle ? s.subtitleId : null, detail ? s.detailId : null].filter(Boolean).join(" ") || null);
+    const image = props[P.image];
+    show(s.image, Boolean(image));
+    el.classList.toggle(CLS.hasImage, Boolean(image));
+    if (image && s.image.getAttribute("src") !== image) s.image.setAttribute("src", image);
+    show(s.chevron, props[P.accessory] === ACCESSORY.disclosure);
+    el.classList.toggle(CLS.hasDisclosure, props[P.accessory] === ACCESSORY.disclosure);
+    show(s.del, props[P.deletable] === true);
+    show(s.handle, props[P.movable] === true);
+    const actions = Array.isArray(props[P.actions]) ? props[P.actions] : [];
+    s.menu.setItems(actions.map((a) => ({ name: a[ITEM.name], label: a[ITEM.label] })), title);
+    clearError(el);
+  },
+
+  settle: (el) => settleDrag(el),
+
+  destroy(el) {
+    clearTimeout(el._ss.errorTimer);
+    el._ss.menu.close(false);
+  },
+
+  showError(el, message) {
+    const s = el._ss;
+    setText(s.error, message);
+    show(s.error, true);
+    clearTimeout(s.errorTimer);
+    s.errorTimer = setTimeout(() => clearError(el), TIMING.inlineErrorLifetime);
+    return true;
+  },
+};
+
+function clearError(el) {
+  const s = el._ss;
+  if (s.error.hidden) return;
+  clearTimeout(s.errorTimer);
+  show(s.error, false);
+  setText(s.error, "");
+}
+
+function isEditing(el) {
+  const tableEl = el.closest(".ss-table");
+  return Boolean(tableEl && tableEl.classList.contains(CLS.editing));
+}
+
+export { isEditing };

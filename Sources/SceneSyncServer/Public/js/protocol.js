@@ -1,0 +1,178 @@
+// The window protocol, browser side: every wire name in one place. Mirrors
+// Sources/SceneSync/UI/WindowProtocol.swift, ViewNode.swift, Patch.swift and SceneWindow.swift,
+// and PROTOCOL.md. Other modules import names from here and never spell a wire name themselves.
+
+const freeze = Object.freeze;
+
+/** The protocol version this renderer speaks (`v` on every message). */
+export const VERSION = 1;
+/** The largest message the server accepts from a window, in bytes. */
+export const MAX_MESSAGE_SIZE = 64 * 1024;
+
+/** Message `type` values. */
+export const MSG = freeze({
+  // Window → server.
+  hello: "hello", action: "action", visibility: "visibility", closing: "closing", ping: "ping",
+  // Server → window.
+  welcome: "welcome", render: "render", patch: "patch", resumed: "resumed", ack: "ack",
+  error: "error", open: "open", shutdown: "shutdown", pong: "pong",
+});
+
+/** Message fields. */
+export const F = freeze({
+  type: "type", v: "v",
+  // hello
+  session: "session", seq: "seq", route: "route", open: "open", token: "token",
+  visible: "visible", focused: "focused",
+  // action / ack / error
+  ref: "ref", node: "node", name: "name", value: "value", code: "code", message: "message",
+  // welcome / render / patch / open / shutdown
+  app: "app", title: "title", root: "root", ops: "ops", url: "url", retryAfter: "retryAfter",
+});
+
+/** Fields of a view node. */
+export const N = freeze({ id: "id", kind: "kind", props: "props", children: "children" });
+
+/** Node kinds (ViewNode.Kind). */
+export const KIND = freeze({
+  window: "window", navigationBar: "navigationBar", barButton: "barButton", tabBar: "tabBar",
+  tab: "tab", screen: "screen", table: "table", section: "section", row: "row", form: "form",
+  textField: "textField", label: "label", button: "button", image: "image", text: "text",
+  emptyState: "emptyState", alert: "alert", notice: "notice", overlay: "overlay", stack: "stack",
+});
+
+/** Node properties, by name. */
+export const P = freeze({
+  title: "title", back: "back", label: "label", side: "side", role: "role", badge: "badge",
+  selected: "selected", route: "route", editing: "editing", header: "header", footer: "footer",
+  subtitle: "subtitle", detail: "detail", image: "image", accessory: "accessory",
+  deletable: "deletable", movable: "movable", actions: "actions", value: "value", draft: "draft",
+  placeholder: "placeholder", inputMode: "inputMode", error: "error", disabled: "disabled",
+  src: "src", alt: "alt", text: "text", style: "style", message: "message", buttons: "buttons",
+});
+
+/** Fields of the objects in `actions` (rows) and `buttons` (alerts). */
+export const ITEM = freeze({ name: "name", label: "label", role: "role" });
+
+/** Prop values. */
+export const SIDE = freeze({ leading: "leading", trailing: "trailing" });
+export const ROLE = freeze({ primary: "primary", destructive: "destructive", cancel: "cancel" });
+export const ACCESSORY = freeze({ disclosure: "disclosure" });
+export const INPUT_MODE = freeze({ text: "text", numeric: "numeric" });
+export const TEXT_STYLE = freeze({ body: "body", title: "title", caption: "caption", footnote: "footnote" });
+
+/** The ids of the nodes every window has (SceneWindow.NodeID). */
+export const NODE_ID = freeze({
+  window: "window", navigationBar: "navigationBar", screen: "screen", tabBar: "tabBar", overlay: "overlay",
+});
+
+/** Action names the window sends. Alert buttons and row actions send their own `name`. */
+export const ACTION = freeze({
+  tap: "tap", select: "select", delete: "delete", move: "move", commit: "commit", draft: "draft",
+  back: "back", dismiss: "dismiss",
+});
+
+/** Patch ops and their fields. */
+export const OP = freeze({ insert: "insert", remove: "remove", move: "move", replace: "replace", set: "set" });
+export const OPF = freeze({
+  op: "op", parent: "parent", index: "index", node: "node", id: "id", props: "props", transition: "transition",
+});
+export const TRANSITION = freeze({ push: "push", pop: "pop" });
+
+/** Page URL query parameters. */
+export const QUERY = freeze({ open: "open", token: "token" });
+
+/** The WebSocket path: `/ws/<app>`. */
+export const WS_PATH = "/ws/";
+
+/** sessionStorage keys, per app. */
+export const STORAGE = freeze({
+  session: (app) => `scenesync.session.${app}`,
+  seq: (app) => `scenesync.seq.${app}`,
+  token: (app) => `scenesync.token.${app}`,
+});
+
+/** BroadcastChannel used to find a duplicated tab (two live windows holding one session). */
+export const CHANNEL = (app) => `scenesync.${app}`;
+export const CHANNEL_MSG = freeze({ who: "who-has-session", mine: "session-is-mine" });
+
+/** Connection states, in the indicator's `data-state`. */
+export const CONN = freeze({ connecting: "connecting", connected: "connected", reconnecting: "reconnecting" });
+export const CONN_TEXT = freeze({
+  connecting: "Connecting…", connected: "Connected", reconnecting: "Reconnecting…", offline: "Offline",
+});
+
+/** Timing, in milliseconds. */
+export const TIMING = freeze({
+  pingInterval: 20_000,
+  silenceTimeout: 45_000, // no message at all for this long: the connection is dead
+  backoffInitial: 250,
+  backoffMax: 10_000,
+  duplicateProbe: 150,
+  draftDebounce: 300,
+  noticeAutoDismiss: 8_000,
+  inlineErrorLifetime: 8_000,
+  toastLifetime: 6_000,
+  dragHold: 1_200,
+  animation: 280,
+});
+
+/** DOM attributes the renderer sets (tests read them). */
+export const ATTR = freeze({
+  nodeId: "data-node-id",
+  kind: "data-kind",
+  leavingNodeId: "data-leaving-node-id",
+  state: "data-state",
+  changedElsewhere: "data-changed-elsewhere",
+  unsaved: "data-unsaved",
+  title: "data-title", // a row's title, for tests and styles
+  detail: "data-detail", // a row's detail text
+});
+
+/** CSS state classes. */
+export const CLS = freeze({
+  editing: "ss-editing",
+  selected: "ss-selected",
+  unsaved: "ss-unsaved",
+  invalid: "ss-invalid",
+  changedElsewhere: "ss-changed-elsewhere",
+  leaving: "ss-leaving",
+  entering: "ss-entering",
+  dragging: "ss-dragging",
+  dropTarget: "ss-drop-target",
+  busy: "ss-busy",
+  hidden: "ss-hidden",
+  modalOpen: "ss-modal-open",
+  visuallyHidden: "ss-visually-hidden",
+  offline: "ss-offline",
+  shifting: "ss-shifting",
+  hasImage: "ss-has-image",
+  hasDisclosure: "ss-has-disclosure",
+  leading: "ss-leading",
+  trailing: "ss-trailing",
+  stacked: "ss-stacked",
+  numeric: "ss-numeric",
+  role: (role) => `ss-role-${role}`,
+});
+
+/** Words the renderer shows or uses as accessible names. */
+export const TEXT = freeze({
+  back: "Back",
+  delete: "Delete",
+  reorder: "Reorder",
+  dismiss: "Dismiss",
+  moreActions: "More actions",
+  changedElsewhere: "Changed in another window",
+  unsaved: "Not saved yet",
+  tabs: "Tabs",
+  popupBlocked: "The new window was blocked.",
+  openHere: "Open",
+  tooLong: "This is too long to send.",
+  movedTo: (position, count) => `Moved to position ${position} of ${count}`,
+});
+
+/** Node field accessors, so no module spells the node fields itself. */
+export const nodeId = (node) => node[N.id];
+export const nodeKind = (node) => node[N.kind];
+export const nodeProps = (node) => node[N.props] ?? {};
+export const nodeChildren = (node) => node[N.children] ?? [];

@@ -1,0 +1,126 @@
+// What a window remembers across reloads (sessionStorage, per app): its session id, the sequence
+// numbers it has applied and the access token; what the page URL brings (`?open=`, `?token=`);
+// and whether this window is a duplicated tab of another live window holding the same session.
+import { CHANNEL, CHANNEL_MSG, QUERY, STORAGE, TIMING } from "./protocol.js";
+
+const SESSION_PATTERN = /^[0-9a-fA-F]{32}$/;
+
+export class WindowMemory {
+  constructor(app, storage) {
+    this.app = app;
+    this.storage = storage;
+  }
+
+  /** The stored session id, if it is well-formed (32 hex digits). */
+  get session() {
+    const value = this.load(STORAGE.session(this.app));
+    return value && SESSION_PATTERN.test(value) ? value : null;
+  }
+
+  set session(value) {
+    if (value) this.store(STORAGE.session(this.app), value);
+    else this.remove(STORAGE.session(this.app));
+  }
+
+  /** The last applied sequence numbers, `{app: number}`, or null. */
+  get seq() {
+    const text = this.load(STORAGE.seq(this.app));
+    if (!text) return null;
+    try {
+      const value = JSON.parse(text);
+      return value && typeof value === "object" && !Array.isArray(value) && Object.keys(value).length > 0 ? value : null;
+    } catch {
+      return null;
+    }
+  }
+
+  set seq(value) {
+    if (value && typeof value === "object") this.store(STORAGE.seq(this.app), JSON.stringify(value));
+    else this.remove(STORAGE.seq(this.app));
+  }
+
+  get token() {
+    return this.load(STORAGE.token(this.app));
+  }
+
+  /** Forgets the session and what was applied (the token stays). */
+  forget() {
+    this.session = null;
+    this.seq = null;
+  }
+
+  /**
+   * Reads `?open=` and `?token=` from the page URL, stores the token, and takes both out of the
+   * address bar so a reload does not reuse the one-time token. Returns the open token or null.
+   */
+  readURL(win) {
+    const url = new URL(win.location.href);
+    const params = url.searchParams;
+    const open = params.get(QUERY.open) || null;
+    const token = params.get(QUERY.token);
+    if (token) this.store(STORAGE.token(this.app), token);
+    if (params.has(QUERY.open) || params.has(QUERY.token)) {
+      params.delete(QUERY.open);
+      params.delete(QUERY.token);
+      win.history.replaceState(win.history.state, "", url.pathname + url.search + url.hash);
+    }
+    return open;
+  }
+
+  load(key) {
+    try { return this.storage.getItem(key); } catch { return null; }
+  }
+
+  store(key, value) {
+    try { this.storage.setItem(key, value); } catch { /* private mode: keep going without */ }
+  }
+
+  remove(key) {
+    try { this.storage.removeItem(key); } catch { /* ignore */ }
+  }
+}
+
+/**
+ * Finds duplicated tabs. A duplicated tab (and a window.open'ed one) starts with a copy of its
+ * opener's sessionStorage, so it would claim the same session. Before connecting, a window that
+ * found a stored session asks on a BroadcastChannel whether a live window owns it; the owner
+ * answers within TIMING.duplicateProbe ms, and the newcomer then connects as a new window.
+ */
+export class DuplicateGuard {
+  constructor(win, app) {
+    this.instance = Math.random().toString(36).slice(2);
+    this.owned = null; // the session this window was welcomed with
+    this.probe = null;
+    this.channel = typeof win.BroadcastChannel === "function" ? new win.BroadcastChannel(CHANNEL(app)) : null;
+    if (this.channel) this.channel.onmessage = (event) => this.received(event.data || {});
+  }
+
+  /** This window was welcomed with `session`: answer for it from now on. */
+  own(session) {
+    this.owned = session;
+  }
+
+  /** Calls `done(duplicate)` once it knows whether another live window holds `session`. */
+  check(session, done) {
+    if (!this.channel || !session) {
+      done(false);
+      return;
+    }
+    const finish = (duplicate) => {
+      if (!this.probe) return;
+      clearTimeout(this.probe.timer);
+      this.probe = null;
+      done(duplicate);
+    };
+    this.probe = { session, finish, timer: setTimeout(() => finish(false), TIMING.duplicateProbe) };
+    this.channel.postMessage({ type: CHANNEL_MSG.who, session, from: this.instance });
+  }
+
+  received(data) {
+    if (data.type === CHANNEL_MSG.who && data.from !== this.instance && this.owned && data.session === this.owned) {
+      this.channel.postMessage({ type: CHANNEL_MSG.mine, session: data.session, to: data.from });
+    } else if (data.type === CHANNEL_MSG.mine && data.to === this.instance && this.probe && data.session === this.probe.session) {
+      this.probe.finish(true);
+    }
+  }
+}

@@ -1,0 +1,210 @@
+// The view: the window on screen. Owns the node tree, draws renders, applies patches, shows errors
+// near nodes and transient notices, keeps alerts modal, remembers scroll and focus per route so
+// going back lands where the user was, and keeps the document title.
+import { ATTR, CLS, KIND, NODE_ID, P, TEXT, TIMING, TRANSITION } from "./protocol.js";
+import { Tree } from "./render.js";
+import { applyPatch } from "./patch.js";
+import { animate, focusQuietly, focusables, h, icon } from "./dom.js";
+
+/** Whether focus is nowhere useful: on the body, or on an element that left or went inert. */
+function focusLost() {
+  const active = document.activeElement;
+  return !active || active === document.body || !active.isConnected || Boolean(active.closest(`[${ATTR.leavingNodeId}], [inert]`));
+}
+
+export class View {
+  /**
+   * @param {HTMLElement} container  the root element
+   * @param {(node: string, name: string, value?: any) => number|null} send  sends an action; null when it could not
+   */
+  constructor(container, send) {
+    this.container = container;
+    this.sendAction = send;
+    this.tree = new Tree(container, { send: (node, name, value) => this.send(node, name, value), view: this });
+    this.toasts = h("div", { class: "ss-toasts" });
+    this.announcer = h("div", { class: CLS.visuallyHidden, role: "status", "aria-live": "polite" });
+    container.append(this.toasts, this.announcer);
+    this.scrollMemory = new Map();
+    this.focusMemory = new Map();
+    this.windowTitle = "";
+    this.navigationTitle = "";
+    this.modal = false;
+    this.returnFocus = null;
+  }
+
+  send(node, name, value) {
+    const ref = this.sendAction(node, name, value);
+    if (ref === null) this.showError(node, TEXT.tooLong);
+    return ref;
+  }
+
+  has(id) {
+    return this.tree.has(id);
+  }
+
+  get isEmpty() {
+    return this.tree.root === null;
+  }
+
+  // MARK: - Drawing
+
+  render(root) {
+    const before = this.focusState();
+    this.tree.render(root);
+    this.afterChange(before);
+  }
+
+  /** Applies a patch; throws OutOfStep when an op does not fit (what came before it stays applied). */
+  patch(ops) {
+    const before = this.focusState();
+    try {
+      applyPatch(this.tree, ops, this);
+    } finally {
+      this.afterChange(before);
+    }
+  }
+
+  focusState() {
+    const active = document.activeElement;
+    const inside = active && active !== document.body && this.container.contains(active);
+    const holder = inside ? active.closest(`[${ATTR.nodeId}]`) : null;
+    return { active, inside, node: holder ? holder.getAttribute(ATTR.nodeId) : null };
+  }
+
+  afterChange(before) {
+    this.updateModality(before.active);
+    if (before.inside && focusLost()) {
+      if (!(before.node && this.focusNode(before.node))) this.focusTitle();
+    }
+  }
+
+  // MARK: - Focus
+
+  /** Focuses the first focusable element of node `id`; false if there is none. */
+  focusNode(id) {
+    const record = this.tree.get(id);
+    if (!record || !record.el.isConnected) return false;
+    const target = focusables(record.el)[0] ?? (record.el.tabIndex >= 0 ? record.el : null);
+    if (!target) return false;
+    focusQuietly(target);
+    return document.activeElement === target;
+  }
+
+  focusTitle() {
+    const title = this.container.querySelector(".ss-navbar-title");
+    if (title && !title.closest("[inert]")) focusQuietly(title);
+  }
+
+  /** A child of `parent` at `index` went away while focused: focus its neighbour, or the parent. */
+  focusNear(parent, index) {
+    const kids = parent.kids;
+    const neighbour = kids[Math.min(index, kids.length - 1)];
+    if (neighbour && this.focusNode(neighbour.id)) return;
+    for (let r = parent; r; r = r.parent) if (this.focusNode(r.id)) return;
+  }
+
+  // MARK: - Navigation
+
+  /** The screen is about to be replaced: remember where the user was on it. */
+  screenWillChange(record) {
+    const route = record.props[P.route];
+    if (route === undefined) return;
+    this.scrollMemory.set(route, window.scrollY);
+    const { node } = this.focusState();
+    if (node) this.focusMemory.set(route, node);
+    else this.focusMemory.delete(route);
+  }
+
+  /** A new screen is showing: start at the top (push), or where the user was (pop). */
+  screenDidChange(record, transition) {
+    if (!transition) return;
+    const route = record.props[P.route];
+    const focusWasHere = this.focusState().inside || document.activeElement === document.body;
+    if (transition === TRANSITION.pop && route !== undefined && this.scrollMemory.has(route)) {
+      window.scrollTo(0, this.scrollMemory.get(route));
+    } else {
+      window.scrollTo(0, 0);
+    }
+    if (!focusWasHere) return;
+    const remembered = transition === TRANSITION.pop && route !== undefined ? this.focusMemory.get(route) : null;
+    if (!(remembered && this.focusNode(remembered))) this.focusTitle();
+  }
+
+  // MARK: - Alerts
+
+  /** While an alert shows, everything but the top alert is inert, and focus returns after. */
+  updateModality(activeBefore) {
+    const root = this.tree.root;
+    const overlay = this.tree.get(NODE_ID.overlay);
+    const alerts = overlay ? overlay.kids.filter((r) => r.kind === KIND.alert) : [];
+    const top = alerts[alerts.length - 1] ?? null;
+    const modal = top !== null;
+    if (modal && !this.modal) {
+      const active = activeBefore ?? document.activeElement;
+      this.returnFocus = active && active !== document.body && !top.el.contains(active) ? active : null;
+    }
+    if (root) {
+      for (const kid of root.kids) if (kid !== overlay) kid.el.inert = modal;
+    }
+    if (overlay) for (const kid of overlay.kids) kid.el.inert = modal && kid !== top;
+    this.toasts.inert = modal;
+    document.documentElement.classList.toggle(CLS.modalOpen, modal);
+    if (!modal && this.modal) {
+      const back = this.returnFocus;
+      this.returnFocus = null;
+      if (back && back.isConnected && !back.closest("[inert]") && focusLost()) focusQuietly(back);
+    }
+    this.modal = modal;
+  }
+
+  // MARK: - Errors and notices
+
+  /** Shows `message` next to node `id` if it can show one, else as a transient notice. */
+  showError(id, message) {
+    const record = id ? this.tree.get(id) : null;
+    if (record && record.el.isConnected && record.def.showError && record.def.showError(record.el, message)) return;
+    this.toast(message);
+  }
+
+  /** A transient notice, not from the server: dismissed by its button or after a few seconds. */
+  toast(message, link = null) {
+    const text = h("span", { class: "ss-toast-message" }, message);
+    if (link) text.append(" ", h("a", { href: link.href, target: "_blank", rel: "noopener" }, link.label));
+    const close = h("button", { type: "button", class: "ss-notice-dismiss", "aria-label": TEXT.dismiss }, icon("close"));
+    const toast = h("div", { class: "ss-toast", role: "alert" }, text, close);
+    const dismiss = () => {
+      clearTimeout(timer);
+      animate(toast, [{ opacity: 1 }, { opacity: 0 }], { duration: 160, fill: "forwards" }).then(() => toast.remove());
+    };
+    close.addEventListener("click", dismiss);
+    const timer = setTimeout(dismiss, TIMING.toastLifetime);
+    this.toasts.append(toast);
+    animate(toast, [{ opacity: 0, transform: "translateY(12px)" }, { opacity: 1, transform: "none" }], { duration: 220 });
+    return toast;
+  }
+
+  announce(text) {
+    this.announcer.textContent = "";
+    setTimeout(() => { this.announcer.textContent = text; }, 30);
+  }
+
+  // MARK: - Title
+
+  setWindowTitle(title) {
+    this.windowTitle = title ?? "";
+    this.updateTitle();
+  }
+
+  setNavigationTitle(title) {
+    this.navigationTitle = title ?? "";
+    this.updateTitle();
+  }
+
+  updateTitle() {
+    const { windowTitle, navigationTitle } = this;
+    const title = navigationTitle && navigationTitle !== windowTitle
+      ? (windowTitle ? `${navigationTitle} – ${windowTitle}` : navigationTitle)
+      : windowTitle;
+    document.title = title || "SceneSync";
+  }
+}
