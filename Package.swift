@@ -16,13 +16,21 @@ let package = Package(
         .library(name: "SceneSync", targets: ["SceneSync"]),
         .library(name: "SceneSyncSQLite", targets: ["SceneSyncSQLite"]),
         .library(name: "SceneSyncTesting", targets: ["SceneSyncTesting"]),
+        .library(name: "SceneSyncServer", targets: ["SceneSyncServer"]),
+        .library(name: "SceneSyncServerTesting", targets: ["SceneSyncServerTesting"]),
         .library(name: "LootLogger", targets: ["LootLogger"]),
+        .executable(name: "scenesync", targets: ["SceneSyncCommand"]),
         .executable(name: "scenesync-bench", targets: ["SceneSyncBenchmarks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // The core: model controllers, update events, scene lifecycle, restoration.
@@ -48,6 +56,62 @@ let package = Package(
             dependencies: [
                 "SceneSync",
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The server: every browser window a scene, over one WebSocket each; serves the renderer.
+        .target(
+            name: "SceneSyncServer",
+            dependencies: [
+                "SceneSync",
+                "SceneSyncSQLite",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            resources: [.copy("Public")],
+            swiftSettings: swiftSettings
+        ),
+        // A WebSocket client that speaks the window protocol as a browser does, for tests.
+        .target(
+            name: "SceneSyncServerTesting",
+            dependencies: [
+                "SceneSync",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // `scenesync`: serves the example apps.
+        .executableTarget(
+            name: "SceneSyncCommand",
+            dependencies: [
+                "SceneSyncServer",
+                "SceneSyncSQLite",
+                "LootLogger",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SceneSyncServerTests",
+            dependencies: [
+                "SceneSyncServer", "SceneSyncServerTesting", "SceneSync", "SceneSyncSQLite", "SceneSyncTesting", "LootLogger",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

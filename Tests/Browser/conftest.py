@@ -48,9 +48,15 @@ class Server:
         raise RuntimeError("scenesync did not start: " + self.log_text())
 
     def stop(self):
+        """Stops the server as an operator would (SIGTERM) and insists it exits by itself."""
         if self.process and self.process.poll() is None:
             self.process.terminate()
-            self.process.wait(timeout=20)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+                raise RuntimeError("scenesync did not stop within 20 s of SIGTERM:\n" + self.log_text())
 
     def log_text(self):
         self.log.flush()

@@ -40,6 +40,13 @@ def field(driver, name):
     return wait(driver, find, f"field {name!r}")
 
 
+def replace_text(element, text, *keys):
+    """Selects what the field holds and types over it, as a person does."""
+    element.click()
+    element.send_keys(Keys.CONTROL, "a")
+    element.send_keys(text, *keys)
+
+
 def rows(driver):
     return driver.find_elements(By.CSS_SELECTOR, "[data-kind=row]")
 
@@ -81,9 +88,7 @@ def test_a_name_edited_in_one_window_changes_the_row_in_the_other(browser, serve
     button(browser, "Add").click()
     wait(browser, lambda d: len(rows(d)) == 1)
     rows(browser)[0].click()
-    name = field(browser, "Name")
-    name.clear()
-    name.send_keys("Rusty Spork", Keys.ENTER)
+    replace_text(field(browser, "Name"), "Rusty Spork", Keys.ENTER)
     browser.switch_to.window(second)
     wait(browser, lambda d: row_titles(d) == ["Rusty Spork"], "the renamed row in the second window")
 
@@ -113,8 +118,7 @@ def test_an_invalid_value_shows_an_error_and_keeps_the_stored_value(browser, ser
     rows(browser)[0].click()
     value = field(browser, "Value")
     stored = value.get_attribute("value")
-    value.clear()
-    value.send_keys("abc", Keys.ENTER)
+    replace_text(value, "abc", Keys.ENTER)
     wait(browser, lambda d: "whole number" in d.page_source, "the error next to the field")
     assert field(browser, "Value").get_attribute("aria-invalid") == "true"
     button(browser, "Back").click()
@@ -129,9 +133,7 @@ def test_a_reload_restores_the_detail_screen_with_its_draft(browser, server):
     button(browser, "Add").click()
     wait(browser, lambda d: len(rows(d)) == 1)
     rows(browser)[0].click()
-    name = field(browser, "Name")
-    name.clear()
-    name.send_keys("Rusty Sp")
+    replace_text(field(browser, "Name"), "Rusty Sp")
     # The renderer sends the draft after a pause in typing; give it that pause before reloading.
     time.sleep(1.0)
     browser.refresh()
@@ -170,10 +172,13 @@ def test_screenshots_light_and_dark(server):
                 for _ in range(4):
                     button(driver, "Add").click()
             wait(driver, lambda d: len(rows(d)) == 4)
+            driver.execute_script("document.activeElement && document.activeElement.blur()")
+            time.sleep(0.8)  # let the row animations finish before the picture
             if out:
                 driver.save_screenshot(os.path.join(out, f"lootlogger-list-{scheme}.png"))
             rows(driver)[0].click()
             field(driver, "Name")
+            time.sleep(0.8)  # the push slides in
             if out:
                 driver.save_screenshot(os.path.join(out, f"lootlogger-detail-{scheme}.png"))
             errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]

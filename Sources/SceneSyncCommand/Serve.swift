@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import Logging
+import LootLogger
+import SceneSyncServer
+import SceneSyncSQLite
+import ServiceLifecycle
+import UnixSignals
+
+/// `scenesync serve`: runs the server until SIGINT or SIGTERM, then shuts down gracefully.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Serve the apps over HTTP and WebSocket.")
+
+    @Option(help: "The address to listen on. Anything but loopback requires --token.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on (0 for any free port).")
+    var port = 8080
+
+    @Option(name: .customLong("data-dir"), help: "The folder for the apps' databases.")
+    var dataDirectory = "./data"
+
+    @Option(help: "An access token every window must present.")
+    var token: String?
+
+    @Option(help: "full: commits survive power loss; normal: they survive a crash of the process.")
+    var durability = DurabilityOption.full
+
+    @Option(name: .customLong("allowed-host"), help: "Another host name browsers reach the server by (repeatable).")
+    var allowedHosts: [String] = []
+
+    /// The apps this command hosts.
+    static let apps = [
+        HostedApp(name: "lootlogger", title: "LootLogger", summary: "An inventory of your possessions, in step in every window.") {
+            LootLoggerAppDelegate(logger: $0)
+        },
+    ]
+
+    func run() async throws {
+        let logger = Logger(label: "scenesync")
+        let server = try SceneSyncServer(
+            configuration: .init(host: host, port: port, dataDirectory: dataDirectory, token: token,
+                                 durability: durability.storage, allowedHosts: allowedHosts, logger: logger),
+            apps: Self.apps)
+        let group = ServiceGroup(configuration: .init(
+            services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await withThrowingDiscardingTaskGroup { tasks in
+            tasks.addTask { try await group.run() }
+            // If the server fails to start, the group's error says why.
+            guard let port = try? await server.waitUntilRunning() else { return }
+            announce(port: port)
+        }
+    }
+
+    private func announce(port: Int) {
+        let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        let query = token.map { "?token=\($0.addingPercentEncoding(withAllowedCharacters: .urlQueryValueAllowed) ?? "")" } ?? ""
+        var lines = ["SceneSync serving http://\(authority)\(query.isEmpty ? "" : "/\(query)")"]
+        for app in Self.apps {
+            lines.append("  \(app.title): http://\(authority)/\(app.name)\(query)  \(app.summary)")
+        }
+        // Unbuffered, so the address shows at once even when output goes to a pipe.
+        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+    }
+}
+
+/// `--durability`, as SQLite's `synchronous` setting.
+enum DurabilityOption: String, CaseIterable, ExpressibleByArgument {
+    case full, normal
+
+    var storage: SQLiteStorage.Durability {
+        switch self {
+        case .full: .full
+        case .normal: .normal
+        }
+    }
+}
+
+extension CharacterSet {
+    fileprivate static let urlQueryValueAllowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+}

@@ -1,0 +1,101 @@
+import HTTPTypes
+
+/// Who may use the server: requests must name one of its own authorities in `Host` (refusing DNS
+/// rebinding), come from a page it served (`Origin` is exactly `http://<Host>`, refusing
+/// cross-site WebSocket hijacking), and, when the server has a token, carry it.
+struct AccessPolicy: Sendable {
+    /// Why a request was refused.
+    enum Refusal: Equatable, Sendable, CustomStringConvertible {
+        case foreignHost(String?)
+        case repeatedHost
+        case foreignOrigin(String)
+        case missingOrigin
+
+        /// 421 for a request meant for another host, 403 for one from another site.
+        var status: HTTPResponse.Status {
+            switch self {
+            case .foreignHost, .repeatedHost: .misdirectedRequest
+            case .foreignOrigin, .missingOrigin: .forbidden
+            }
+        }
+
+        var description: String {
+            switch self {
+            case let .foreignHost(host): "Host \(host.map(\.debugDescription) ?? "missing") is not this server"
+            case .repeatedHost: "more than one Host"
+            case let .foreignOrigin(origin): "Origin \(origin.debugDescription) is not this server"
+            case .missingOrigin: "no single Origin"
+            }
+        }
+    }
+
+    let host: String
+    let allowedHosts: [String]
+    let token: String?
+
+    /// Whether `host` names this machine only: `localhost`, `::1` or an address in `127.0.0.0/8`.
+    static func isLoopback(_ host: String) -> Bool {
+        let host = host.lowercased()
+        if host == "localhost" || host == "::1" || host == "[::1]" { return true }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard octets.count == 4, octets.first == "127" else { return false }
+        return octets.allSatisfy { octet in
+            octet.count <= 3 && octet.allSatisfy(\.isASCII) && UInt8(octet) != nil
+        }
+    }
+
+    var isLoopback: Bool { Self.isLoopback(host) }
+
+    /// The `Host` values that name this server on `port`, lowercased.
+    func authorities(port: Int) -> Set<String> {
+        var names = allowedHosts
+        if isLoopback { names += ["127.0.0.1", "localhost", "::1"] }
+        names.append(host)
+        var result: Set<String> = []
+        for name in names {
+            let bare = name.lowercased().trimmingBrackets
+            let written = bare.contains(":") ? "[\(bare)]" : bare
+            result.insert("\(written):\(port)")
+            // Browsers leave out the default port.
+            if port == 80 { result.insert(written) }
+        }
+        return result
+    }
+
+    /// Checks `Host`, and also `Origin` when `requireOrigin` is set (WebSocket upgrades and
+    /// mutating requests); `nil` if the request may proceed.
+    func refusal(for request: HTTPRequest, port: Int, requireOrigin: Bool) -> Refusal? {
+        // The first Host becomes the authority; any other is left among the fields.
+        guard request.headerFields[values: Self.hostField].isEmpty else { return .repeatedHost }
+        guard let authority = request.authority?.lowercased(), authorities(port: port).contains(authority) else {
+            return .foreignHost(request.authority)
+        }
+        guard requireOrigin else { return nil }
+        let origins = request.headerFields[values: .origin]
+        guard origins.count == 1, let origin = origins.first else { return .missingOrigin }
+        guard origin.lowercased() == "http://\(authority)" else { return .foreignOrigin(origin) }
+        return nil
+    }
+
+    /// Whether `candidate` is the access token (always, when the server has none). The time it
+    /// takes depends on the token's length only, not on how much of it `candidate` got right.
+    func accepts(token candidate: String?) -> Bool {
+        guard let token else { return true }
+        guard let candidate else { return false }
+        let expected = Array(token.utf8)
+        let given = Array(candidate.utf8)
+        var difference: UInt8 = expected.count == given.count ? 0 : 1
+        for index in expected.indices {
+            difference |= expected[index] ^ (index < given.count ? given[index] : 0)
+        }
+        return difference == 0
+    }
+
+    private static let hostField = HTTPField.Name("Host")!
+}
+
+extension String {
+    fileprivate var trimmingBrackets: String {
+        hasPrefix("[") && hasSuffix("]") ? String(dropFirst().dropLast()) : self
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import Logging
+import SceneSync
+import SceneSyncSQLite
+
+/// One hosted app while the server runs: its storage and launched ``SceneSync/Application``, the
+/// windows connected to it, "Open in New Window" requests, and the sessions of windows that said
+/// they were closing, waiting to be discarded unless they come back.
+@MainActor
+final class AppRuntime {
+    let app: HostedApp
+    let application: Application
+    let settings: WindowConnection.Settings
+    let logger: Logger
+    private var connections: [ObjectIdentifier: WindowConnection] = [:]
+    private var pendingDiscards: [SceneSession.ID: Task<Void, Never>] = [:]
+    private var openRequests: OpenRequests
+    private var isShuttingDown = false
+
+    private init(app: HostedApp, application: Application, settings: WindowConnection.Settings, openRequestLifetime: Duration, logger: Logger) {
+        self.app = app
+        self.application = application
+        self.settings = settings
+        self.openRequests = OpenRequests(lifetime: openRequestLifetime)
+        self.logger = logger
+    }
+
+    /// Opens the app's database and launches its application: `applicationDidFinishLaunching`
+    /// runs, and sessions closed while the server was down are discarded.
+    static func launch(_ app: HostedApp, configuration: SceneSyncServer.Configuration, policy: AccessPolicy) async throws -> AppRuntime {
+        var logger = configuration.logger
+        logger[metadataKey: "app"] = "\(app.name)"
+        let path = URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("\(app.name).sqlite").path
+        let storage = try SQLiteStorage(path: path, durability: configuration.durability, logger: logger)
+        let application = Application(delegate: app.makeDelegate(logger), storage: storage, logger: logger)
+        try await application.launch()
+        let settings = WindowConnection.Settings(
+            policy: policy, rateLimit: configuration.rateLimit, shutdownRetryAfter: configuration.shutdownRetryAfter,
+            closingGracePeriod: configuration.closingGracePeriod)
+        return AppRuntime(app: app, application: application, settings: settings,
+                          openRequestLifetime: configuration.openRequestLifetime, logger: logger)
+    }
+
+    // MARK: - Connections
+
+    /// A connection for a new WebSocket, or `nil` while shutting down.
+    func openConnection(outbound: AsyncStream<String>.Continuation) -> WindowConnection? {
+        guard !isShuttingDown else { return nil }
+        let connection = WindowConnection(runtime: self, outbound: outbound)
+        connections[ObjectIdentifier(connection)] = connection
+        return connection
+    }
+
+    func connectionDidClose(_ connection: WindowConnection, session: SceneSession.ID?, saidClosing: Bool) {
+        connections[ObjectIdentifier(connection)] = nil
+        guard let session, saidClosing, !isShuttingDown else { return }
+        scheduleDiscard(of: session)
+    }
+
+    /// A window is connecting with `session`: a reload, so its session is kept.
+    func cancelDiscard(of session: SceneSession.ID) {
+        pendingDiscards.removeValue(forKey: session)?.cancel()
+    }
+
+    private func scheduleDiscard(of session: SceneSession.ID) {
+        pendingDiscards[session]?.cancel()
+        let grace = settings.closingGracePeriod
+        pendingDiscards[session] = Task { [weak self] in
+            try? await Task.sleep(for: grace)
+            guard !Task.isCancelled, let self else { return }
+            self.pendingDiscards[session] = nil
+            guard self.application.connectedScenes[session] == nil else { return }
+            do {
+                try await self.application.discard([session])
+            } catch {
+                self.logger.error("Could not discard a closed window's session", metadata: ["scene.id": "\(session)", "error": "\(error)"])
+            }
+        }
+    }
+
+    // MARK: - Open in New Window
+
+    /// Keeps `activity` for the window about to open, and returns the URL that window loads.
+    func openURL(for activity: SceneActivity) -> String {
+        let token = openRequests.insert(activity)
+        return "/\(app.name)?open=\(token)"
+    }
+
+    /// The activity a new window was opened for; each token works once.
+    func takeOpenRequest(_ token: String) -> SceneActivity? {
+        openRequests.take(token)
+    }
+
+    // MARK: - Shutdown
+
+    /// Tells every window to reconnect later, disconnects every scene (saving their restoration
+    /// activities), and leaves closing windows' sessions for the next launch to discard. Waits up
+    /// to `flushTimeout` for the windows to be sent what they were told.
+    func shutdown(flushTimeout: Duration = .seconds(2)) async {
+        guard !isShuttingDown else { return }
+        isShuttingDown = true
+        let open = Array(connections.values)
+        for connection in open {
+            connection.shutdown(retryAfter: settings.shutdownRetryAfter)
+        }
+        await application.disconnectAll()
+        let closing = Array(pendingDiscards.keys)
+        for task in pendingDiscards.values { task.cancel() }
+        pendingDiscards = [:]
+        if !closing.isEmpty {
+            do {
+                try await application.storage.markSessionsClosed(closing, at: Date())
+            } catch {
+                logger.error("Could not mark closed windows' sessions", metadata: ["error": "\(error)"])
+            }
+        }
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: flushTimeout)
+        while open.contains(where: { !$0.isFlushed }), clock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+}

@@ -1,0 +1,85 @@
+public import Logging
+public import SceneSyncSQLite
+
+extension SceneSyncServer {
+    /// Where the server listens, where it keeps its data, and the limits it applies to windows.
+    public struct Configuration: Sendable {
+        /// The address to listen on. Anything but loopback (`127.0.0.0/8`, `::1`, `localhost`)
+        /// requires a ``token``.
+        public var host: String
+        /// The port to listen on; 0 picks a free one (see ``SceneSyncServer/waitUntilRunning()``).
+        public var port: Int
+        /// The folder holding each app's database, `<name>.sqlite`.
+        public var dataDirectory: String
+        /// The access token every window must send in `hello`, or `nil` for none.
+        public var token: String?
+        /// How hard SQLite works to keep each commit.
+        public var durability: SQLiteStorage.Durability
+        /// More host names the server answers to (with its port), such as the machine's name on the
+        /// network when it listens on `0.0.0.0`. Requests naming any other host are refused.
+        public var allowedHosts: [String]
+        /// How long a window that said `closing` has to come back (a reload) before its session is
+        /// discarded.
+        public var closingGracePeriod: Duration
+        /// How long windows wait before reconnecting after a shutdown, in milliseconds.
+        public var shutdownRetryAfter: Int
+        /// How long an "Open in New Window" token stays valid.
+        public var openRequestLifetime: Duration
+        /// How many messages a window may send at once, and how many per second after that.
+        public var rateLimit: RateLimit
+        /// The largest WebSocket frame or message accepted, in bytes; larger ones close the
+        /// connection. Messages under it but over ``SceneSync/WindowProtocol/maximumMessageSize``
+        /// are refused with an error, and the connection stays.
+        public var maximumFrameSize: Int
+        /// How many messages may wait for a slow window before it is disconnected (it reconnects
+        /// and is redrawn).
+        public var outboundBufferLimit: Int
+        /// The server's logger.
+        public var logger: Logger
+
+        /// Creates a configuration; every limit has a default.
+        public init(
+            host: String = "127.0.0.1",
+            port: Int = 8080,
+            dataDirectory: String = "./data",
+            token: String? = nil,
+            durability: SQLiteStorage.Durability = .full,
+            allowedHosts: [String] = [],
+            closingGracePeriod: Duration = .seconds(5),
+            shutdownRetryAfter: Int = 500,
+            openRequestLifetime: Duration = .seconds(120),
+            rateLimit: RateLimit = RateLimit(),
+            maximumFrameSize: Int = 1 << 20,
+            outboundBufferLimit: Int = 4096,
+            logger: Logger = Logger(label: "scenesync.server")
+        ) {
+            self.host = host
+            self.port = port
+            self.dataDirectory = dataDirectory
+            self.token = token
+            self.durability = durability
+            self.allowedHosts = allowedHosts
+            self.closingGracePeriod = closingGracePeriod
+            self.shutdownRetryAfter = shutdownRetryAfter
+            self.openRequestLifetime = openRequestLifetime
+            self.rateLimit = rateLimit
+            self.maximumFrameSize = maximumFrameSize
+            self.outboundBufferLimit = outboundBufferLimit
+            self.logger = logger
+        }
+    }
+
+    /// A token bucket per connection: `burst` messages at once, refilled at `perSecond`.
+    public struct RateLimit: Sendable, Equatable {
+        /// How many messages may arrive back to back.
+        public var burst: Int
+        /// How many messages per second are allowed over time.
+        public var perSecond: Double
+
+        /// Creates a rate limit.
+        public init(burst: Int = 100, perSecond: Double = 50) {
+            self.burst = burst
+            self.perSecond = perSecond
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOWebSocket
+
+extension SceneSyncServer {
+    /// The WebSocket route, `/ws/<app>`: an upgrade must name this server in `Host`, come from
+    /// one of its pages (`Origin`), and name a hosted app. A refused upgrade gets Hummingbird's
+    /// 400 and no socket.
+    func makeWebSocketRouter() -> Router<BasicWebSocketRequestContext> {
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        router.ws("/ws/:app") { request, context in
+            guard let name = context.parameters.get("app"), self.runtime(named: name) != nil else { return .dontUpgrade }
+            if let refusal = self.policy.refusal(for: request.head, port: self.boundPort, requireOrigin: true) {
+                self.configuration.logger.notice("Refused a WebSocket", metadata: ["app": "\(name)", "reason": "\(refusal)"])
+                return .dontUpgrade
+            }
+            return .upgrade([:])
+        } onUpgrade: { inbound, outbound, context in
+            guard let name = context.requestContext.parameters.get("app"), let runtime = self.runtime(named: name) else { return }
+            await self.serveWindow(runtime, inbound: inbound, outbound: outbound)
+        }
+        return router
+    }
+
+    /// Runs one window's connection: reads its messages in order while another task writes what
+    /// the scene sends it.
+    private func serveWindow(_ runtime: AppRuntime, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(configuration.outboundBufferLimit))
+        guard let connection = await runtime.openConnection(outbound: continuation) else {
+            try? await outbound.close(.goingAway, reason: "Shutting down")
+            return
+        }
+        let logger = configuration.logger
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                do {
+                    for await text in stream {
+                        try await outbound.writeTextMessage(text)
+                    }
+                    if let reason = await connection.closeReason {
+                        try await outbound.close(reason.code, reason: reason.text)
+                    }
+                } catch {
+                    logger.debug("A window's socket closed while writing", metadata: ["error": "\(error)"])
+                }
+                await connection.writerDidFinish()
+            }
+            do {
+                for try await message in inbound.messages(maxSize: configuration.maximumFrameSize) {
+                    let data: Data = switch message {
+                    case let .text(text): Data(text.utf8)
+                    case let .binary(buffer): Data(buffer.readableBytesView)
+                    }
+                    guard await connection.receive(data) else { break }
+                }
+            } catch {
+                logger.debug("A window's socket failed", metadata: ["error": "\(error)"])
+            }
+            await connection.didClose()
+        }
+    }
+}
+
+extension WindowConnection.CloseReason {
+    var code: WebSocketErrorCode {
+        switch self {
+        case .unauthorized: .policyViolation
+        case .shutdown, .overflow: .goingAway
+        case .failed: .unexpectedServerError
+        }
+    }
+
+    var text: String {
+        switch self {
+        case .unauthorized: "Unauthorized"
+        case .shutdown: "Server shutting down"
+        case .overflow: "Too far behind"
+        case .failed: "Could not connect"
+        }
+    }
+}

@@ -1,0 +1,24 @@
+/// Why the server cannot start.
+public enum SceneSyncServerError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The server would listen beyond loopback without an access token.
+    case tokenRequired(host: String)
+    /// The access token is empty.
+    case emptyToken
+    /// Two hosted apps share a name.
+    case duplicateApp(String)
+    /// The port is not between 0 and 65535.
+    case invalidPort(Int)
+    /// The server stopped before it was listening.
+    case notRunning
+
+    public var description: String {
+        switch self {
+        case let .tokenRequired(host):
+            "Listening on \(host) exposes every window beyond this machine: pass an access token (--token)."
+        case .emptyToken: "The access token is empty."
+        case let .duplicateApp(name): "Two apps are named \(name.debugDescription)."
+        case let .invalidPort(port): "\(port) is not a TCP port."
+        case .notRunning: "The server stopped before it was listening."
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Logging
+import SceneSync
+
+extension WindowConnection {
+    /// Error codes of the server's own, beside ``SceneSync/WindowProtocolError/code``.
+    enum ErrorCode {
+        static let helloRequired = "helloRequired"
+        static let repeatedHello = "repeatedHello"
+        static let unauthorized = "unauthorized"
+        static let rateLimited = "rateLimited"
+        static let noWindow = "noWindow"
+        static let refused = "refused"
+        static let connectFailed = "connectFailed"
+    }
+
+    /// Handles one message from the window, in the order they arrive.
+    ///
+    /// - Returns: whether to keep reading from the window.
+    func receive(_ data: Data) async -> Bool {
+        guard phase != .closed else { return false }
+        guard bucket.take() else {
+            send(.error(ref: nil, code: ErrorCode.rateLimited, message: "Too many messages: this one was dropped."))
+            return true
+        }
+        let message: ClientMessage
+        do throws(WindowProtocolError) {
+            message = try WindowProtocol.decodeClientMessage(data)
+        } catch {
+            send(.error(ref: nil, code: error.code, message: error.description))
+            return true
+        }
+        switch (phase, message) {
+        case let (.awaitingHello, .hello(hello)):
+            await greet(hello)
+        case (.awaitingHello, _):
+            send(.error(ref: nil, code: ErrorCode.helloRequired, message: "The first message must be hello."))
+        case (_, .hello):
+            send(.error(ref: nil, code: ErrorCode.repeatedHello, message: "This window has already said hello."))
+        case let (_, .action(action)):
+            await perform(action)
+        case let (_, .visibility(visible, focused)):
+            await moveScene(visible: visible, focused: focused)
+        case (_, .closing):
+            saidClosing = true
+        case (_, .ping):
+            send(.pong)
+        }
+        return phase != .closed
+    }
+
+    /// Connects the window's scene: restores its session or makes a new one, welcomes it, and
+    /// draws it (or tells it that what it shows is current).
+    private func greet(_ hello: ClientMessage.Hello) async {
+        guard runtime.settings.policy.accepts(token: hello.token) else {
+            logger.notice("Refused a window without the access token")
+            send(.error(ref: nil, code: ErrorCode.unauthorized, message: "This server needs its access token."))
+            close(.unauthorized)
+            return
+        }
+        phase = .connecting
+        let activity = hello.open.flatMap { runtime.takeOpenRequest($0) }
+        let requested = hello.session.flatMap(SceneSession.ID.init)
+        if let requested { runtime.cancelDiscard(of: requested) }
+        let scene: Scene
+        do {
+            scene = try await runtime.application.connect(session: requested, options: ConnectionOptions(activity: activity))
+        } catch {
+            logger.error("Could not connect a window's scene", metadata: ["error": "\(error)"])
+            send(.error(ref: nil, code: ErrorCode.connectFailed, message: "The window could not be connected: \(error)"))
+            close(.failed)
+            return
+        }
+        guard phase == .connecting else {
+            // The server began shutting down while the scene connected.
+            await runtime.application.disconnect(scene)
+            return
+        }
+        phase = .open
+        self.scene = scene
+        let id = scene.session.id
+        logger[metadataKey: "scene.id"] = "\(id)"
+        // A duplicated tab gets a session of its own; the window stores the one it is told.
+        send(.welcome(session: id.rawValue, app: runtime.app.name, title: scene.title ?? runtime.app.title))
+        guard let window = scene.window else {
+            send(.error(ref: nil, code: ErrorCode.noWindow, message: "This scene has no window to show."))
+            return
+        }
+        window.attach(self, resumingFrom: hello.seq, route: hello.route)
+        await moveScene(visible: hello.visible, focused: hello.focused)
+    }
+
+    private func perform(_ action: UserAction) async {
+        guard let window = scene?.window else {
+            send(.error(ref: action.ref, code: ErrorCode.noWindow, message: "This scene has no window to act on."))
+            return
+        }
+        do {
+            try await window.handle(action)
+            send(.ack(ref: action.ref))
+        } catch {
+            send(.error(ref: action.ref, code: ErrorCode.refused, message: String(describing: error)))
+        }
+    }
+
+    private func moveScene(visible: Bool, focused: Bool) async {
+        guard let scene else { return }
+        let state: SceneLifecycle.State = visible ? (focused ? .foregroundActive : .foregroundInactive) : .background
+        do {
+            try await runtime.application.move(scene, to: state)
+        } catch {
+            // Only a scene disconnected meanwhile (the server shutting down) cannot move.
+            logger.debug("Scene did not move", metadata: ["state": "\(state)", "error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import Logging
+import SceneSync
+
+/// One browser window's WebSocket, as the outlet of its scene's window.
+///
+/// Messages for the window are encoded on the main actor and put on a bounded stream that another
+/// task writes to the socket, so the main actor never waits on the network. A window that falls
+/// so far behind that the stream fills up is disconnected; it reconnects and is drawn afresh.
+@MainActor
+final class WindowConnection: WindowOutlet {
+    /// What every connection of an app needs to know.
+    struct Settings: Sendable {
+        let policy: AccessPolicy
+        let rateLimit: SceneSyncServer.RateLimit
+        let shutdownRetryAfter: Int
+        let closingGracePeriod: Duration
+    }
+
+    /// Why the server closes a connection.
+    enum CloseReason: Equatable, Sendable {
+        /// `hello` did not carry the access token.
+        case unauthorized
+        /// The server is going down.
+        case shutdown
+        /// The window does not read what it is sent.
+        case overflow
+        /// The scene could not be connected.
+        case failed
+    }
+
+    enum Phase {
+        /// Connected; nothing but `hello` is accepted yet.
+        case awaitingHello
+        /// `hello` is being handled.
+        case connecting
+        /// The window has a scene.
+        case open
+        /// The socket is closed or closing; nothing more is sent.
+        case closed
+    }
+
+    let runtime: AppRuntime
+    private let outbound: AsyncStream<String>.Continuation
+    var phase = Phase.awaitingHello
+    /// The connected scene, from `hello` until the socket closes.
+    var scene: Scene?
+    /// Whether the window said it was closing for good (`pagehide`, not a reload).
+    var saidClosing = false
+    var bucket: TokenBucket
+    var logger: Logger
+    /// Why the server closed the connection, for the writer's close frame; `nil` if the window did.
+    private(set) var closeReason: CloseReason?
+    /// Whether everything put on the stream has been written, or the writer gave up.
+    private(set) var isFlushed = false
+
+    init(runtime: AppRuntime, outbound: AsyncStream<String>.Continuation) {
+        self.runtime = runtime
+        self.outbound = outbound
+        bucket = TokenBucket(runtime.settings.rateLimit)
+        logger = runtime.logger
+    }
+
+    /// Whether the server is done reading from this window.
+    var isClosed: Bool { phase == .closed }
+
+    // MARK: - WindowOutlet
+
+    func send(_ message: ServerMessage) {
+        guard phase != .closed else { return }
+        let text = String(decoding: WindowProtocol.encode(message), as: UTF8.self)
+        if case .dropped = outbound.yield(text) {
+            logger.warning("Window is not reading; disconnecting it so that it reconnects and redraws")
+            close(.overflow)
+        }
+    }
+
+    func openWindow(with activity: SceneActivity) {
+        send(.open(url: runtime.openURL(for: activity)))
+    }
+
+    // MARK: - Lifecycle
+
+    /// Stops taking messages and lets the writer send what is queued, then a close frame.
+    func close(_ reason: CloseReason) {
+        guard phase != .closed else { return }
+        phase = .closed
+        closeReason = reason
+        outbound.finish()
+    }
+
+    /// The server is going down: the window is told when to reconnect, then closed.
+    func shutdown(retryAfter: Int) {
+        send(.shutdown(retryAfter: retryAfter))
+        close(.shutdown)
+    }
+
+    /// The socket closed: the window detaches and its scene disconnects, keeping its session,
+    /// unless the window said it was closing, in which case the session is discarded after a
+    /// grace period that a reload does not outlast.
+    func didClose() async {
+        phase = .closed
+        outbound.finish()
+        let scene = self.scene
+        self.scene = nil
+        if let scene {
+            scene.window?.detach()
+            await runtime.application.disconnect(scene)
+        }
+        runtime.connectionDidClose(self, session: scene?.session.id, saidClosing: saidClosing)
+    }
+
+    /// The writer has sent everything, or the socket is gone.
+    func writerDidFinish() {
+        isFlushed = true
+    }
+}

@@ -1,0 +1,85 @@
+public import SceneSync
+
+/// A message a window received from the server: the decoding mirror of ``SceneSync/ServerMessage``,
+/// which the server only encodes.
+public enum ReceivedMessage: Equatable, Sendable, Decodable {
+    /// The window is connected to `session` of `app`.
+    case welcome(session: String, app: String, title: String)
+    /// The whole window, drawn afresh.
+    case render(root: ViewNode, seq: [String: UInt64], route: String)
+    /// Changes to the window.
+    case patch(ops: [Patch], seq: [String: UInt64])
+    /// The window was resumed without a redraw.
+    case resumed(seq: [String: UInt64])
+    /// The action `ref` was handled.
+    case ack(ref: Int)
+    /// Something the window sent was refused.
+    case error(ref: Int?, code: String, message: String)
+    /// Open a new window at `url`.
+    case open(url: String)
+    /// The server is going away; reconnect after `retryAfter` milliseconds.
+    case shutdown(retryAfter: Int)
+    /// Answer to a ping.
+    case pong
+
+    /// The message's `type`.
+    public var type: WindowProtocol.MessageType {
+        switch self {
+        case .welcome: .welcome
+        case .render: .render
+        case .patch: .patch
+        case .resumed: .resumed
+        case .ack: .ack
+        case .error: .error
+        case .open: .open
+        case .shutdown: .shutdown
+        case .pong: .pong
+        }
+    }
+
+    /// The error code, if this is an error.
+    public var errorCode: String? {
+        if case let .error(_, code, _) = self { code } else { nil }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case type, v, session, app, title, root, seq, route, ops, ref, code, message, url, retryAfter
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let version = try container.decode(Int.self, forKey: .v)
+        guard version == WindowProtocol.version else {
+            throw DecodingError.dataCorruptedError(forKey: .v, in: container, debugDescription: "Protocol version \(version)")
+        }
+        switch try container.decode(WindowProtocol.MessageType.self, forKey: .type) {
+        case .welcome:
+            self = .welcome(session: try container.decode(String.self, forKey: .session),
+                            app: try container.decode(String.self, forKey: .app),
+                            title: try container.decode(String.self, forKey: .title))
+        case .render:
+            self = .render(root: try container.decode(ViewNode.self, forKey: .root),
+                           seq: try container.decode([String: UInt64].self, forKey: .seq),
+                           route: try container.decode(String.self, forKey: .route))
+        case .patch:
+            self = .patch(ops: try container.decode([Patch].self, forKey: .ops),
+                          seq: try container.decode([String: UInt64].self, forKey: .seq))
+        case .resumed:
+            self = .resumed(seq: try container.decode([String: UInt64].self, forKey: .seq))
+        case .ack:
+            self = .ack(ref: try container.decode(Int.self, forKey: .ref))
+        case .error:
+            self = .error(ref: try container.decodeIfPresent(Int.self, forKey: .ref),
+                          code: try container.decode(String.self, forKey: .code),
+                          message: try container.decode(String.self, forKey: .message))
+        case .open:
+            self = .open(url: try container.decode(String.self, forKey: .url))
+        case .shutdown:
+            self = .shutdown(retryAfter: try container.decode(Int.self, forKey: .retryAfter))
+        case .pong:
+            self = .pong
+        case let other:
+            throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "\(other) is not a server message")
+        }
+    }
+}
