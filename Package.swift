@@ -127,6 +127,7 @@ let package = Package(
             dependencies: [
                 "SceneSync",
                 "SceneSyncSQLite",
+                "SceneSyncServerTesting",
                 "LootLogger",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
