@@ -107,6 +107,24 @@ struct LootLoggerSceneTests {
         #expect(sizes.allSatisfy { $0 < 512 })
     }
 
+    @Test func twoWindowsOnOneItemSeeEachOthersCommittedFields() async throws {
+        let (host, store) = try await launch(try SQLiteStorage.inMemory())
+        let item = try await store.create(name: "Shiny Mac", serialNumber: "A1", value: "5", origin: nil)
+        let left = try await host.openWindow()
+        let right = try await host.openWindow()
+        for window in [left, right] { try await host.perform("select", on: Items.row(item.key), in: window) }
+
+        try await host.type("Rusty Mac", into: Detail.name, in: left)
+        try await host.type("99", into: Detail.value, in: right)
+
+        try await host.waitUntil("both fields in both windows") {
+            [left, right].allSatisfy { $0.text(Detail.name, "value") == "Rusty Mac" && $0.text(Detail.value, "value") == "99" }
+        }
+        #expect(right.title == "Rusty Mac")
+        #expect(left.text(Detail.serialNumber, "value") == "A1")
+        #expect((await store.items).first?.name == "Rusty Mac")
+    }
+
     @Test func anInvalidValueShowsItsErrorAndKeepsTheStoredValue() async throws {
         let (host, store) = try await launch(try SQLiteStorage.inMemory())
         let item = try await store.create(name: "Shiny Mac", value: "5", origin: nil)
