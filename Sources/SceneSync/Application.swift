@@ -132,6 +132,7 @@ public final class Application {
     /// tasks. The session, its drafts and all user data are kept.
     public func disconnect(_ scene: Scene) async {
         guard scene.activationState != .disconnected, connectedScenes[scene.session.id] === scene else { return }
+        await scene.window?.persistResumePoint()
         for transition in scene.lifecycle.path(to: .disconnected) {
             if transition == .disconnect { try? await saveRestorationActivity(for: scene) }
             try? await apply(transition, to: scene)

@@ -45,6 +45,16 @@ public final class SceneDrafts {
         values[key] = data
     }
 
+    /// The raw JSON saved for `key`.
+    func data(for key: String) -> Data? { values[key] }
+
+    /// Saves raw JSON under `key` with a limit of the caller's choosing, for SceneSync's own state.
+    func setData(_ data: Data, for key: String, limit: Int) async throws {
+        guard data.count <= limit else { throw SceneDraftError.tooLarge(key: key, size: data.count, limit: limit) }
+        try await storage.setDraft(data, key: key, session: session)
+        values[key] = data
+    }
+
     /// Deletes the draft for `key`.
     public func remove(_ key: String) async throws {
         try await set(String?.none, for: key)

@@ -76,6 +76,21 @@ public final class SceneHost {
         }
     }
 
+    /// The window's connection came back after it was lost, with the window still showing what it
+    /// showed: it reconnects with its session, sequence numbers and route, as a browser that kept
+    /// its page does, and is patched up to date rather than redrawn when the server can.
+    public func resume(_ window: HostedWindow) async throws {
+        await disconnect(window)
+        let scene = try await application.connect(session: window.sessionID)
+        window.scene = scene
+        let received = window.messages.count
+        scene.window?.attach(window, resumingFrom: window.sequences, route: window.route)
+        try await application.move(scene, to: .foregroundActive)
+        if scene.window != nil {
+            try await waitUntil("the resumed window's first message") { window.messages.count > received }
+        }
+    }
+
     /// The window was closed for good: its session is discarded.
     public func close(_ window: HostedWindow) async throws {
         window.scene = nil
@@ -148,6 +163,8 @@ public final class HostedWindow: WindowOutlet {
     public private(set) var openRequests: [SceneActivity] = []
     /// The sequence numbers the window has seen, per app.
     public private(set) var sequences: [String: UInt64] = [:]
+    /// The route of the last render.
+    public private(set) var route: String?
     /// Patches that did not fit the view: a window out of step. Empty in a correct run.
     public private(set) var patchFailures: [ViewTreeError] = []
     var actionCount = 0
@@ -177,9 +194,10 @@ public final class HostedWindow: WindowOutlet {
     public func send(_ message: ServerMessage) {
         messages.append(message)
         switch message {
-        case let .render(root, seq, _):
+        case let .render(root, seq, route):
             view = ViewTree(root)
             sequences = seq
+            self.route = route
         case let .patch(ops, seq):
             do { try view?.apply(ops) } catch { patchFailures.append(error) }
             sequences = seq

@@ -52,18 +52,20 @@ import Testing
     }
 
     @Test func aReloadWithinTheGracePeriodKeepsTheSession() async throws {
-        let server = try await TestServer.start(closingGracePeriod: .milliseconds(1500))
+        // Generous enough for a loaded machine to reconnect in time; each wait below outlasts it, so
+        // a discard that was not called off would show.
+        let server = try await TestServer.start(closingGracePeriod: .seconds(3))
         let window = try await server.openWindow()
         window.sayClosing()
         try await window.close()
         let reloaded = try await window.reconnect(resuming: false)
         try await reloaded.next(.welcome)
         #expect(reloaded.session == window.session)
-        try await Task.sleep(for: .seconds(2))
+        try await Task.sleep(for: .milliseconds(3500))
         #expect(server.delegates.tally?.discarded.isEmpty == true)
         // Closed without saying so (a dropped connection): the session stays.
         try await reloaded.close()
-        try await Task.sleep(for: .seconds(2))
+        try await Task.sleep(for: .milliseconds(3500))
         #expect(server.delegates.tally?.discarded.isEmpty == true)
         try await server.stop()
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A scene's window, as `UIWindow`: it composes the navigation bar, the top screen, the tab bar and
 /// overlays into one view, routes the user's actions, and sends the first render and then patches
 /// to its outlet (a browser connection, or the headless host). While its scene is in the
@@ -56,6 +58,21 @@ public final class SceneWindow {
     private var needsRedraw = false
     private var hasRendered = false
     private var resume: (seq: [String: UInt64], route: String)?
+    /// The sequence numbers of the last message sent: what the other end has.
+    private var sentSequences: [String: UInt64] = [:]
+    /// What the other end showed when it went away, if it was in step.
+    private var departed: ResumePoint?
+
+    /// What a window showed when its connection went away: the tree, the sequence numbers it had
+    /// been sent, and its route. Saved with the scene so a reconnect can be patched, not redrawn.
+    struct ResumePoint: Codable {
+        var root: ViewNode
+        var seq: [String: UInt64]
+        var route: String
+    }
+
+    static let resumePointKey = "scenesync.window.resumePoint"
+    static let resumePointLimit = 8 * 1024 * 1024
 
     /// Creates the window for `scene` and sets it as the scene's window.
     public init(scene: Scene, title: String) {
@@ -139,8 +156,9 @@ public final class SceneWindow {
     // MARK: - Host
 
     /// Connects the window to its host. The window is drawn (at once, or when its content is set),
-    /// unless the host says the other end still shows exactly what the window would draw: the same
-    /// route, as of the same sequence numbers. Then it is told it has resumed, and nothing is redrawn.
+    /// unless the host says the other end still shows what it was last sent — the same route, as of
+    /// the same sequence numbers. Then the window is told it has resumed and gets only the patches
+    /// from what it shows to what the window would draw now: nothing is redrawn.
     public func attach(_ outlet: any WindowOutlet, resumingFrom seq: [String: UInt64]? = nil, route: String? = nil) {
         self.outlet = outlet
         hasRendered = false
@@ -148,10 +166,29 @@ public final class SceneWindow {
         if !tabs.isEmpty { redraw() }
     }
 
-    /// Disconnects the window from its host.
+    /// Disconnects the window from its host, remembering what the other end shows if it is in step.
     public func detach() {
+        captureResumePoint()
         outlet = nil
         hasRendered = false
+    }
+
+    /// Saves what the other end showed when it went away, so that a reconnect, even to a restarted
+    /// process, can be patched instead of redrawn. Nothing is saved if patches were held back.
+    func persistResumePoint() async {
+        captureResumePoint()
+        guard let scene else { return }
+        if let departed, let data = try? JSONEncoder().encode(departed), data.count <= Self.resumePointLimit {
+            try? await scene.drafts.setData(data, for: Self.resumePointKey, limit: Self.resumePointLimit)
+        } else {
+            try? await scene.drafts.remove(Self.resumePointKey)
+        }
+    }
+
+    private func captureResumePoint() {
+        guard outlet != nil else { return }
+        departed = hasRendered && held.isEmpty && !needsRedraw && !tabs.isEmpty
+            ? ResumePoint(root: makeRoot(), seq: sentSequences, route: routeKey) : nil
     }
 
     /// Draws the whole window afresh (or tells the host it resumed, see ``attach(_:resumingFrom:route:)``).
@@ -164,15 +201,59 @@ public final class SceneWindow {
             needsRedraw = true
             return
         }
-        if let resume, resume.route == routeKey, resume.seq == sequences {
+        if let resume, let patches = resumePatches(for: resume) {
             self.resume = nil
             hasRendered = true
-            outlet.send(.resumed(seq: sequences))
+            outlet.send(.resumed(seq: resume.seq))
+            if !patches.isEmpty { outlet.send(.patch(ops: patches, seq: sequences)) }
+            sentSequences = sequences
             return
         }
         resume = nil
         hasRendered = true
         outlet.send(.render(root: makeRoot(), seq: sequences, route: routeKey))
+        sentSequences = sequences
+    }
+
+    /// The patches that bring a window that resumes from `resume` up to date, or `nil` if it must
+    /// be redrawn. A window that sends a route still has its page; the tree saved when it went away
+    /// is what that page shows if the sequence numbers match (its route may be older than that
+    /// tree: navigation since the last render came as patches).
+    private func resumePatches(for resume: (seq: [String: UInt64], route: String)) -> [Patch]? {
+        let saved = scene?.drafts.data(for: Self.resumePointKey).flatMap { try? JSONDecoder().decode(ResumePoint.self, from: $0) }
+        guard let saved else { return resume.route == routeKey && resume.seq == sequences ? [] : nil }
+        guard saved.seq == resume.seq else { return nil }
+        let root = makeRoot()
+        let patches = ViewNode.patches(from: saved.root, to: root)
+        return Self.patchesKeepIDsUnique(patches, from: saved.root) ? patches : nil
+    }
+
+    /// Whether no patch inserts a node whose id the old tree still has elsewhere, which the renderer
+    /// would take as being out of step (a node that changed parents).
+    static func patchesKeepIDsUnique(_ patches: [Patch], from old: ViewNode) -> Bool {
+        var oldIDs = Set<String>()
+        func collect(_ node: ViewNode, into ids: inout Set<String>) {
+            ids.insert(node.id)
+            for child in node.children { collect(child, into: &ids) }
+        }
+        collect(old, into: &oldIDs)
+        let tree = ViewTree(old)
+        for patch in patches {
+            var added = Set<String>()
+            switch patch {
+            case let .insert(_, _, node):
+                collect(node, into: &added)
+            case let .replace(id, node, _):
+                collect(node, into: &added)
+                var replaced = Set<String>()
+                if let existing = tree.node(id) { collect(existing, into: &replaced) }
+                added.subtract(replaced)
+            default:
+                continue
+            }
+            guard added.isDisjoint(with: oldIDs) else { return false }
+        }
+        return true
     }
 
     /// Handles what the user did: back, tabs, alerts and notices here; drafts are kept per scene;
@@ -243,6 +324,7 @@ public final class SceneWindow {
             return
         }
         outlet.send(.patch(ops: patches, seq: sequences))
+        sentSequences = sequences
     }
 
     /// Holds a patch for a background window, folding a `set` into an earlier `set` of the same
@@ -287,6 +369,7 @@ public final class SceneWindow {
             held = []
             heldSets = [:]
             outlet.send(.patch(ops: patches, seq: sequences))
+            sentSequences = sequences
         }
     }
 

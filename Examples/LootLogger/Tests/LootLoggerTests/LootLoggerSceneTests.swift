@@ -271,3 +271,65 @@ struct LootLoggerSceneTests {
         #expect(delegate.discardedSessions == [window.sessionID])
     }
 }
+
+@MainActor
+struct LootLoggerResumeTests {
+    func launch(_ storage: any SceneSyncStorage) async throws -> (SceneHost, ItemStore) {
+        let delegate = LootLoggerAppDelegate(logger: Logger(label: "test"))
+        let host = try await SceneHost.launch(delegate: delegate, storage: storage)
+        return (host, try #require(delegate.store))
+    }
+
+    @Test func aWindowThatLostItsConnectionIsPatchedUpToDateNotRedrawn() async throws {
+        let (host, store) = try await launch(try SQLiteStorage.inMemory())
+        for _ in 0..<5 { try await store.createRandomItem(origin: nil) }
+        let window = try await host.openWindow()
+        await host.disconnect(window)
+        let items = await store.items
+        try await store.remove(items[1].key, origin: nil)
+        try await store.update(items[3].key, ItemChanges(name: "Renamed"), origin: nil)
+        try await store.move(items[0].key, to: 3, origin: nil)
+        try await store.createRandomItem(origin: nil)
+        let rendersBefore = window.messages.filter { if case .render = $0 { true } else { false } }.count
+
+        try await host.resume(window)
+
+        let renders = window.messages.filter { if case .render = $0 { true } else { false } }.count
+        #expect(renders == rendersBefore)
+        guard case .resumed = window.messages.suffix(2).first, case let .patch(ops, _) = window.messages.last else {
+            Issue.record("expected resumed, then one patch: \(window.messages.suffix(2))")
+            return
+        }
+        #expect(ops.count < 12)
+        #expect(window.patchFailures.isEmpty)
+        let fresh = try await host.openWindow()
+        #expect(window.node(SceneWindow.NodeID.screen) == fresh.node(SceneWindow.NodeID.screen))
+    }
+
+    @Test func aWindowResumesOnItsDetailScreenAcrossARestart() async throws {
+        let path = TemporaryDirectory().path("resume.sqlite")
+        let window: HostedWindow
+        let key: UUID
+        do {
+            let (host, store) = try await launch(try SQLiteStorage(path: path))
+            key = try await store.create(name: "Shiny Spork", value: "4", origin: nil).key
+            window = try await host.openWindow()
+            try await host.perform("select", on: ItemsScreen.NodeID.row(key), in: window)
+            await host.terminate()
+            try await store.update(key, ItemChanges(valueInDollars: 9), origin: nil)
+        }
+        let (host, _) = try await launch(try SQLiteStorage(path: path))
+        let renders = window.messages.filter { if case .render = $0 { true } else { false } }.count
+
+        try await host.resume(window)
+
+        #expect(window.messages.filter { if case .render = $0 { true } else { false } }.count == renders)
+        #expect(window.text(ItemDetailScreen.NodeID.value, "value") == "9")
+        #expect(window.title == "Shiny Spork")
+        #expect(window.patchFailures.isEmpty)
+        #expect(host.application.connectedScenes[window.sessionID] != nil)
+        #expect(try await host.application.storage.session(id: window.sessionID)?.id == window.sessionID)
+        #expect(window.node(ItemDetailScreen.NodeID.name)?.props["value"] == .string("Shiny Spork"))
+        #expect(host.application.connectedScenes[window.sessionID]?.window?.routeKey == "main:item/\(key.uuidString)")
+    }
+}
