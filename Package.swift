@@ -135,10 +135,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What the test targets share: storages to run shared test bodies on, temporary folders.
+        .target(
+            name: "SceneSyncTestSupport",
+            dependencies: ["SceneSyncSQLite"],
+            path: "Tests/Support",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "SceneSyncTests",
             dependencies: [
-                "SceneSync", "SceneSyncSQLite", "SceneSyncTesting",
+                "SceneSync", "SceneSyncSQLite", "SceneSyncTesting", "SceneSyncTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
@@ -147,7 +154,7 @@ let package = Package(
         .testTarget(
             name: "LootLoggerTests",
             dependencies: [
-                "LootLogger", "SceneSync", "SceneSyncSQLite", "SceneSyncTesting",
+                "LootLogger", "SceneSync", "SceneSyncSQLite", "SceneSyncTesting", "SceneSyncTestSupport",
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             path: "Examples/LootLogger/Tests/LootLoggerTests",

@@ -3,6 +3,7 @@ import InMemoryLogging
 import Logging
 import SceneSync
 import SceneSyncSQLite
+import SceneSyncTestSupport
 import SceneSyncTesting
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SceneSync
 import SceneSyncSQLite
+import SceneSyncTestSupport
 import SceneSyncTesting
 import Testing
 

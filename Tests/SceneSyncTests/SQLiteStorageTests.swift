@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import SceneSync
 import SceneSyncSQLite
+import SceneSyncTestSupport
 import Testing
 
 struct SQLiteStorageTests {

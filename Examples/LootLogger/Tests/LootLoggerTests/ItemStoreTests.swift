@@ -3,6 +3,7 @@ import Logging
 import LootLogger
 import SceneSync
 import SceneSyncSQLite
+import SceneSyncTestSupport
 import SceneSyncTesting
 import Testing
 

@@ -1,14 +1,15 @@
-import Foundation
-import SceneSyncSQLite
+public import Foundation
+public import SceneSyncSQLite
+public import Testing
 
 /// The storages every shared test body runs on.
-enum StorageKind: String, CaseIterable, CustomTestStringConvertible {
+public enum StorageKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case inMemory, onDisk
 
-    var testDescription: String { rawValue }
+    public var testDescription: String { rawValue }
 
     /// A fresh storage of this kind; on disk, a new file in a new temporary folder.
-    func make() throws -> SQLiteStorage {
+    public func make() throws -> SQLiteStorage {
         switch self {
         case .inMemory: try SQLiteStorage.inMemory()
         case .onDisk: try SQLiteStorage(path: TemporaryDirectory().path("scenesync.sqlite"))
@@ -17,15 +18,16 @@ enum StorageKind: String, CaseIterable, CustomTestStringConvertible {
 }
 
 /// A new folder under the system's temporary directory.
-struct TemporaryDirectory {
-    let url: URL
+public struct TemporaryDirectory: Sendable {
+    /// The folder.
+    public let url: URL
 
-    init() {
+    /// Creates the folder.
+    public init() {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("scenesync-tests-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+    /// The path of `name` in the folder.
+    public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 }
-
-import Testing
