@@ -46,33 +46,22 @@ public final class SceneWindow {
     /// How many patches a background window holds before it gives up and redraws when shown.
     public var backgroundPatchLimit = 256
 
-    private var outlet: (any WindowOutlet)?
+    var outlet: (any WindowOutlet)?
     private var alerts: [Alert] = []
     private var notices: [(id: String, message: String)] = []
     private var noticeCounter = 0
     /// The last sequence number the window's screens applied, per app: what the window shows
     /// once held patches are sent.
     public private(set) var sequences: [String: UInt64] = [:]
-    private var held: [Patch] = []
+    var held: [Patch] = []
     private var heldSets: [String: Int] = [:]
-    private var needsRedraw = false
-    private var hasRendered = false
-    private var resume: (seq: [String: UInt64], route: String)?
+    var needsRedraw = false
+    var hasRendered = false
+    var resume: (seq: [String: UInt64], route: String)?
     /// The sequence numbers of the last message sent: what the other end has.
-    private var sentSequences: [String: UInt64] = [:]
+    var sentSequences: [String: UInt64] = [:]
     /// What the other end showed when it went away, if it was in step.
-    private var departed: ResumePoint?
-
-    /// What a window showed when its connection went away: the tree, the sequence numbers it had
-    /// been sent, and its route. Saved with the scene so a reconnect can be patched, not redrawn.
-    struct ResumePoint: Codable {
-        var root: ViewNode
-        var seq: [String: UInt64]
-        var route: String
-    }
-
-    static let resumePointKey = "scenesync.window.resumePoint"
-    static let resumePointLimit = 8 * 1024 * 1024
+    var departed: ResumePoint?
 
     /// Creates the window for `scene` and sets it as the scene's window.
     public init(scene: Scene, title: String) {
@@ -173,24 +162,6 @@ public final class SceneWindow {
         hasRendered = false
     }
 
-    /// Saves what the other end showed when it went away, so that a reconnect, even to a restarted
-    /// process, can be patched instead of redrawn. Nothing is saved if patches were held back.
-    func persistResumePoint() async {
-        captureResumePoint()
-        guard let scene else { return }
-        if let departed, let data = try? JSONEncoder().encode(departed), data.count <= Self.resumePointLimit {
-            try? await scene.drafts.setData(data, for: Self.resumePointKey, limit: Self.resumePointLimit)
-        } else {
-            try? await scene.drafts.remove(Self.resumePointKey)
-        }
-    }
-
-    private func captureResumePoint() {
-        guard outlet != nil else { return }
-        departed = hasRendered && held.isEmpty && !needsRedraw && !tabs.isEmpty
-            ? ResumePoint(root: makeRoot(), seq: sentSequences, route: routeKey) : nil
-    }
-
     /// Draws the whole window afresh (or tells the host it resumed, see ``attach(_:resumingFrom:route:)``).
     public func redraw() {
         guard let outlet, !tabs.isEmpty else { return }
@@ -213,47 +184,6 @@ public final class SceneWindow {
         hasRendered = true
         outlet.send(.render(root: makeRoot(), seq: sequences, route: routeKey))
         sentSequences = sequences
-    }
-
-    /// The patches that bring a window that resumes from `resume` up to date, or `nil` if it must
-    /// be redrawn. A window that sends a route still has its page; the tree saved when it went away
-    /// is what that page shows if the sequence numbers match (its route may be older than that
-    /// tree: navigation since the last render came as patches).
-    private func resumePatches(for resume: (seq: [String: UInt64], route: String)) -> [Patch]? {
-        let saved = scene?.drafts.data(for: Self.resumePointKey).flatMap { try? JSONDecoder().decode(ResumePoint.self, from: $0) }
-        guard let saved else { return resume.route == routeKey && resume.seq == sequences ? [] : nil }
-        guard saved.seq == resume.seq else { return nil }
-        let root = makeRoot()
-        let patches = ViewNode.patches(from: saved.root, to: root)
-        return Self.patchesKeepIDsUnique(patches, from: saved.root) ? patches : nil
-    }
-
-    /// Whether no patch inserts a node whose id the old tree still has elsewhere, which the renderer
-    /// would take as being out of step (a node that changed parents).
-    static func patchesKeepIDsUnique(_ patches: [Patch], from old: ViewNode) -> Bool {
-        var oldIDs = Set<String>()
-        func collect(_ node: ViewNode, into ids: inout Set<String>) {
-            ids.insert(node.id)
-            for child in node.children { collect(child, into: &ids) }
-        }
-        collect(old, into: &oldIDs)
-        let tree = ViewTree(old)
-        for patch in patches {
-            var added = Set<String>()
-            switch patch {
-            case let .insert(_, _, node):
-                collect(node, into: &added)
-            case let .replace(id, node, _):
-                collect(node, into: &added)
-                var replaced = Set<String>()
-                if let existing = tree.node(id) { collect(existing, into: &replaced) }
-                added.subtract(replaced)
-            default:
-                continue
-            }
-            guard added.isDisjoint(with: oldIDs) else { return false }
-        }
-        return true
     }
 
     /// Handles what the user did: back, tabs, alerts and notices here; drafts are kept per scene;
@@ -384,68 +314,5 @@ public final class SceneWindow {
 
     private static func noticeNode(_ id: String, _ message: String) -> ViewNode {
         ViewNode(id: id, kind: .notice, props: ["message": .string(message)])
-    }
-}
-
-/// Where a window's output goes: a browser connection, or the headless host.
-@MainActor
-public protocol WindowOutlet: AnyObject {
-    /// Delivers a message to the window's renderer.
-    func send(_ message: ServerMessage)
-    /// Opens a new window with `activity`.
-    func openWindow(with activity: SceneActivity)
-}
-
-/// An alert or confirmation, as `UIAlertController`.
-@MainActor
-public struct Alert {
-    /// One of the alert's buttons.
-    public struct Button: Sendable {
-        /// The action name the window sends back.
-        public let name: String
-        /// The button's label.
-        public let label: String
-        /// "cancel", "destructive" or nil.
-        public let role: String?
-
-        /// Creates a button.
-        public init(name: String, label: String, role: String? = nil) {
-            self.name = name
-            self.label = label
-            self.role = role
-        }
-    }
-
-    /// The alert's node id.
-    public let id: String
-    /// The title.
-    public let title: String
-    /// The message.
-    public let message: String?
-    /// The buttons, in order.
-    public let buttons: [Button]
-    /// Runs with the chosen button's name.
-    public let handler: @MainActor (String) async -> Void
-
-    /// Creates an alert.
-    public init(id: String, title: String, message: String? = nil, buttons: [Button], handler: @escaping @MainActor (String) async -> Void) {
-        self.id = id
-        self.title = title
-        self.message = message
-        self.buttons = buttons
-        self.handler = handler
-    }
-
-    func makeNode() -> ViewNode {
-        var props: [String: ViewValue] = [
-            "title": .string(title),
-            "buttons": .array(buttons.map { button in
-                var value: [String: ViewValue] = ["name": .string(button.name), "label": .string(button.label)]
-                if let role = button.role { value["role"] = .string(role) }
-                return .object(value)
-            }),
-        ]
-        if let message { props["message"] = .string(message) }
-        return ViewNode(id: id, kind: .alert, props: props)
     }
 }
