@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 public import Logging
 
 /// The single source of truth for one app, shared by all of its scenes.
@@ -7,7 +8,9 @@ public import Logging
 /// state, gives its events the next sequence numbers, commits them with the state's record changes
 /// in one transaction, and only then acknowledges the intent and broadcasts the events to every
 /// subscriber. Intents that arrive while a commit is under way are committed together in the next
-/// one (group commit); each is still acknowledged only after its own commit.
+/// one (group commit); each is still acknowledged only after its own commit. Only checking and
+/// numbering happen on the actor: encoding, the costliest step, happens on the sender's task, so
+/// that on several cores the actor goes on checking intents meanwhile.
 ///
 /// ```swift
 /// let controller = try await ModelController<ItemsState>(app: "lootlogger", storage: storage, logger: logger)
@@ -56,22 +59,17 @@ public actor ModelController<State: ModelState> {
     private let storage: any SceneSyncStorage
     private let logger: Logger
     private let broadcaster: Broadcaster<State.Event>
+    /// Shared by every sender's task: `JSONEncoder` is thread-safe, and making one per intent costs
+    /// allocations for nothing.
     private let encoder = JSONEncoder()
     /// The committed state plus every intent waiting for its commit: what new intents are checked against.
     private var pending: State
     private var lastAssigned: UInt64
     private var firstRetained: UInt64
-    private var queue: [QueuedIntent] = []
+    private var queue: [AcceptedIntent<State.Event>] = []
     private var isCommitting = false
     private var isClosed = false
     private var commitWaiters: [(sequence: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
-
-    private struct QueuedIntent {
-        let envelopes: [EventEnvelope<State.Event>]
-        let stored: [StoredEvent]
-        let changes: [EncodedRecordChange]
-        let continuation: CheckedContinuation<[EventEnvelope<State.Event>], any Error>
-    }
 
     /// Opens the app's model from storage.
     ///
@@ -118,49 +116,20 @@ public actor ModelController<State: ModelState> {
     /// everything it may have read is committed.
     ///
     /// - Throws: the error `decide` throws; ``ModelControllerError/commitFailed(reason:)`` if the
-    ///   transaction failed (nothing of it is kept); ``ModelControllerError/closed`` after ``close()``.
-    @discardableResult
-    public func perform(
+    ///   transaction failed, or ``ModelControllerError/unencodable(reason:)`` if an event or record
+    ///   of its batch could not be encoded (either way nothing is kept of the intent, nor of any
+    ///   intent checked after it); ``ModelControllerError/closed`` after ``close()``.
+    @discardableResult @concurrent
+    public nonisolated func perform(
         origin: SceneSession.ID?,
         _ decide: @Sendable (State) throws -> [State.Event]
     ) async throws -> [EventEnvelope<State.Event>] {
-        guard !isClosed else { throw ModelControllerError.closed }
-        let events = try decide(pending)
-        guard !events.isEmpty else {
-            await waitForCommit(of: lastAssigned)
-            return []
-        }
-        let timestamp = Date()
-        var envelopes: [EventEnvelope<State.Event>] = []
-        var stored: [StoredEvent] = []
-        do {
-            for (offset, event) in events.enumerated() {
-                let envelope = EventEnvelope(sequence: lastAssigned + UInt64(offset) + 1, origin: origin, timestamp: timestamp, event: event)
-                envelopes.append(envelope)
-                stored.append(StoredEvent(sequence: envelope.sequence, origin: origin, timestamp: timestamp, payload: try encoder.encode(event)))
-            }
-        } catch {
-            throw ModelControllerError.unencodable(reason: "\(error)")
-        }
-        var changes: [EncodedRecordChange] = []
-        do {
-            for event in events {
-                for change in pending.apply(event) {
-                    changes.append(try encode(change))
-                }
-            }
-        } catch {
-            rebuildPending()
-            throw ModelControllerError.unencodable(reason: "\(error)")
-        }
-        lastAssigned += UInt64(events.count)
-        return try await withCheckedThrowingContinuation { continuation in
-            queue.append(QueuedIntent(envelopes: envelopes, stored: stored, changes: changes, continuation: continuation))
-            if !isCommitting {
-                isCommitting = true
-                Task { await self.commitQueued() }
-            }
-        }
+        guard let intent = try await accept(origin: origin, decide) else { return [] }
+        // Encoding is most of an intent's CPU time. Done here, on the sender's task, it runs on any
+        // core while the actor goes on checking other intents, instead of queueing on the actor.
+        intent.encodeUnlessClaimed(with: encoder)
+        if let error = await intent.outcome.value { throw error }
+        return intent.envelopes
     }
 
     /// Stops taking intents, waits for those already accepted to commit, and ends every subscription.
@@ -170,21 +139,35 @@ public actor ModelController<State: ModelState> {
         broadcaster.finish()
     }
 
-    private func encode(_ change: RecordChange) throws -> EncodedRecordChange {
-        switch change {
-        case let .save(collection, key, value):
-            EncodedRecordChange(collection: collection, key: key, value: try encoder.encode(value))
-        case let .delete(collection, key):
-            EncodedRecordChange(collection: collection, key: key, value: nil)
+    /// Checks an intent and queues it for the next commit; `nil` if it caused no events, once
+    /// everything it may have read is committed.
+    private func accept(
+        origin: SceneSession.ID?,
+        _ decide: @Sendable (State) throws -> [State.Event]
+    ) async throws -> AcceptedIntent<State.Event>? {
+        guard !isClosed else { throw ModelControllerError.closed }
+        let events = try decide(pending)
+        guard !events.isEmpty else {
+            await waitForCommit(of: lastAssigned)
+            return nil
         }
-    }
-
-    /// Recomputes the pending state from the committed one and the intents still queued.
-    private func rebuildPending() {
-        pending = state
-        for intent in queue {
-            for envelope in intent.envelopes { _ = pending.apply(envelope.event) }
+        let timestamp = Date()
+        var envelopes: [EventEnvelope<State.Event>] = []
+        var changes: [RecordChange] = []
+        for event in events {
+            lastAssigned += 1
+            envelopes.append(EventEnvelope(sequence: lastAssigned, origin: origin, timestamp: timestamp, event: event))
+            changes += pending.apply(event)
         }
+        let intent = AcceptedIntent(envelopes: envelopes, changes: changes)
+        queue.append(intent)
+        if !isCommitting {
+            isCommitting = true
+            // Every sender waits on this loop, so it must not queue behind their jobs, on the
+            // actor or on the global executor.
+            Task(priority: .high) { await self.commitQueued() }
+        }
+        return intent
     }
 
     private func waitForCommit(of sequence: UInt64) async {
@@ -194,49 +177,68 @@ public actor ModelController<State: ModelState> {
 
     private func commitQueued() async {
         while !queue.isEmpty {
-            let count = min(queue.count, options.maximumBatchSize)
-            let batch = Array(queue.prefix(count))
-            queue.removeFirst(count)
-            let batchLast = batch.last!.envelopes.last!.sequence
+            let batch = Array(queue.prefix(options.maximumBatchSize))
+            queue.removeFirst(batch.count)
+            let batchLast = batch[batch.count - 1].lastSequence
             let trimThrough = batchLast >= firstRetained + options.logRetention + options.logRetention / 8
                 ? batchLast - options.logRetention : nil
             do {
-                try await storage.commit(CommitBatch(
-                    app: app,
-                    events: batch.flatMap(\.stored),
-                    changes: batch.flatMap(\.changes),
-                    trimThrough: trimThrough))
+                try await Self.commit(batch, app: app, trimThrough: trimThrough, storage: storage, encoder: encoder)
             } catch {
                 failQueued(batch, error: error)
                 continue
             }
+            var envelopes: [EventEnvelope<State.Event>] = []
             for intent in batch {
                 for envelope in intent.envelopes { _ = state.apply(envelope.event) }
+                envelopes += intent.envelopes
             }
             lastSequence = batchLast
             if let trimThrough { firstRetained = trimThrough + 1 }
-            broadcaster.publish(batch.flatMap(\.envelopes))
-            for intent in batch { intent.continuation.resume(returning: intent.envelopes) }
+            broadcaster.publish(envelopes)
+            for intent in batch { intent.outcome.give(nil) }
             resumeCommitWaiters()
         }
         isCommitting = false
     }
 
-    /// A failed commit fails its batch and every intent queued after it, which were checked
-    /// against a state that now never existed.
-    private func failQueued(_ batch: [QueuedIntent], error: any Error) {
+    /// Commits the batch in one transaction, off the actor, which meanwhile goes on checking the
+    /// next intents. Intents whose senders have not started encoding them yet are encoded here
+    /// rather than waited for, so a sender that is slow to be scheduled holds up no one else.
+    @concurrent
+    private nonisolated static func commit(
+        _ batch: [AcceptedIntent<State.Event>], app: String, trimThrough: UInt64?,
+        storage: any SceneSyncStorage, encoder: JSONEncoder
+    ) async throws(ModelControllerError) {
+        var events: [StoredEvent] = []
+        var changes: [EncodedRecordChange] = []
+        for intent in batch {
+            intent.encodeUnlessClaimed(with: encoder)
+            let encoded = try await intent.encoded.value.get()
+            events += encoded.events
+            changes += encoded.changes
+        }
+        do {
+            try await storage.commit(CommitBatch(app: app, events: events, changes: changes, trimThrough: trimThrough))
+        } catch {
+            throw .commitFailed(reason: "\(error)")
+        }
+    }
+
+    /// A failed batch fails every intent queued after it too, which were checked against a state
+    /// that now never existed.
+    private func failQueued(_ batch: [AcceptedIntent<State.Event>], error: ModelControllerError) {
         let failed = batch + queue
         queue = []
         pending = state
         lastAssigned = lastSequence
         logger.error("Commit failed; \(failed.count) intents refused", metadata: ["app": "\(app)", "error": "\(error)"])
-        for intent in failed {
-            intent.continuation.resume(throwing: ModelControllerError.commitFailed(reason: "\(error)"))
-        }
+        for intent in failed { intent.outcome.give(error) }
         resumeCommitWaiters(all: true)
     }
 
     private func resumeCommitWaiters(all: Bool = false) {
+        guard !commitWaiters.isEmpty else { return }
         var waiting: [(sequence: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
         for waiter in commitWaiters {
             if all || waiter.sequence <= lastSequence { waiter.continuation.resume() } else { waiting.append(waiter) }
@@ -259,6 +261,76 @@ public enum ModelControllerError: Error, Equatable, Sendable, CustomStringConver
         case let .commitFailed(reason): "The change could not be saved: \(reason)"
         case let .unencodable(reason): "The change could not be encoded: \(reason)"
         case .closed: "The model is closed."
+        }
+    }
+}
+
+/// An intent that a model controller accepted, from its acceptance to its acknowledgement: its
+/// sender or the commit encodes it, whichever comes first, and the commit gives the outcome, which
+/// wakes the sender.
+private final class AcceptedIntent<Event: UpdateEvent>: Sendable {
+    let envelopes: [EventEnvelope<Event>]
+    let changes: [RecordChange]
+    let encoded = Handoff<Result<(events: [StoredEvent], changes: [EncodedRecordChange]), ModelControllerError>>()
+    /// `nil` once the intent is committed, or why it was refused.
+    let outcome = Handoff<ModelControllerError?>()
+    private let claimed = Atomic(false)
+
+    init(envelopes: [EventEnvelope<Event>], changes: [RecordChange]) {
+        self.envelopes = envelopes
+        self.changes = changes
+    }
+
+    var lastSequence: UInt64 { envelopes[envelopes.count - 1].sequence }
+
+    /// Encodes the events and record changes and gives them to `encoded`, unless another task
+    /// has already started to.
+    func encodeUnlessClaimed(with encoder: JSONEncoder) {
+        guard claimed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        do {
+            let events = try envelopes.map { envelope in
+                StoredEvent(sequence: envelope.sequence, origin: envelope.origin, timestamp: envelope.timestamp,
+                            payload: try encoder.encode(envelope.event))
+            }
+            let records = try changes.map { change in
+                switch change {
+                case let .save(collection, key, value):
+                    EncodedRecordChange(collection: collection, key: key, value: try encoder.encode(value))
+                case let .delete(collection, key):
+                    EncodedRecordChange(collection: collection, key: key, value: nil)
+                }
+            }
+            encoded.give(.success((events, records)))
+        } catch {
+            encoded.give(.failure(.unencodable(reason: "\(error)")))
+        }
+    }
+}
+
+/// A value one task gives another, which may start waiting for it before it is there.
+private final class Handoff<Value: Sendable>: Sendable {
+    private let slot = Mutex<(value: Value?, waiter: CheckedContinuation<Value, Never>?)>((nil, nil))
+
+    /// Gives the value, once, and wakes the task waiting for it, if any.
+    func give(_ value: Value) {
+        let waiter = slot.withLock { slot in
+            slot.value = value
+            return slot.waiter.take()
+        }
+        waiter?.resume(returning: value)
+    }
+
+    /// The value, once given.
+    var value: Value {
+        get async {
+            if let value = slot.withLock({ $0.value }) { return value }
+            return await withCheckedContinuation { continuation in
+                let value = slot.withLock { slot in
+                    if slot.value == nil { slot.waiter = continuation }
+                    return slot.value
+                }
+                if let value { continuation.resume(returning: value) }
+            }
         }
     }
 }

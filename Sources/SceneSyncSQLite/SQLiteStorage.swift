@@ -74,48 +74,64 @@ public final class SQLiteStorage: SceneSyncStorage {
     }
 
     public func commit(_ batch: CommitBatch) async throws {
-        guard let firstEvent = batch.events.first, let lastEvent = batch.events.last else { return }
-        try await writer.write { db in
-            let meta = try Row.fetchOne(db, sql: "SELECT lastSequence, firstRetained FROM model WHERE app = ?", arguments: [batch.app])
-            let last = UInt64(meta?[0] as Int64? ?? 0)
-            var expected = last + 1
-            for event in batch.events {
-                guard event.sequence == expected else {
-                    throw StorageError.sequenceConflict(app: batch.app, expected: expected, got: event.sequence)
-                }
-                expected += 1
-            }
-            let insertEvent = try db.cachedStatement(sql: """
-                INSERT INTO event (app, sequence, origin, timestamp, payload) VALUES (?, ?, ?, ?, ?)
-                """)
-            for event in batch.events {
-                try insertEvent.execute(arguments: [
-                    batch.app, Int64(event.sequence), event.origin?.rawValue,
-                    event.timestamp.timeIntervalSinceReferenceDate, event.payload,
-                ])
-            }
-            let saveRecord = try db.cachedStatement(sql: """
-                INSERT INTO record (app, collection, key, value) VALUES (?, ?, ?, ?)
-                ON CONFLICT (app, collection, key) DO UPDATE SET value = excluded.value
-                """)
-            let deleteRecord = try db.cachedStatement(sql: "DELETE FROM record WHERE app = ? AND collection = ? AND key = ?")
-            for change in batch.changes {
-                if let value = change.value {
-                    try saveRecord.execute(arguments: [batch.app, change.collection, change.key, value])
-                } else {
-                    try deleteRecord.execute(arguments: [batch.app, change.collection, change.key])
-                }
-            }
-            var firstRetained = UInt64(meta?[1] as Int64? ?? Int64(firstEvent.sequence))
-            if let trim = batch.trimThrough {
-                try db.execute(sql: "DELETE FROM event WHERE app = ? AND sequence <= ?", arguments: [batch.app, Int64(trim)])
-                firstRetained = max(firstRetained, trim + 1)
-            }
-            try db.execute(sql: """
-                INSERT INTO model (app, lastSequence, firstRetained) VALUES (?, ?, ?)
-                ON CONFLICT (app) DO UPDATE SET lastSequence = excluded.lastSequence, firstRetained = excluded.firstRetained
-                """, arguments: [batch.app, Int64(lastEvent.sequence), Int64(firstRetained)])
+        guard !batch.events.isEmpty else { return }
+        // GRDB's callback API runs the transaction on the writer's queue and resumes the waiting
+        // task from there. Its async `write` also goes through an actor and a cancellation handler
+        // on the way, work that adds up at hundreds of commits a second; model controllers never
+        // cancel a commit, so that handler bought them nothing.
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            writer.asyncWrite({ db in try Self.write(batch, in: db) }, completion: { _, result in continuation.resume(with: result) })
         }
+    }
+
+    /// Writes one batch inside the transaction `commit` opened.
+    private static func write(_ batch: CommitBatch, in db: Database) throws {
+        guard let firstEvent = batch.events.first, let lastEvent = batch.events.last else { return }
+        // Every statement is cached: a busy app commits hundreds of batches a second, and
+        // compiling the SQL each time is wasted work. The model row is still read on each
+        // commit, because another process may share the file.
+        let selectModel = try db.cachedStatement(sql: "SELECT lastSequence, firstRetained FROM model WHERE app = ?")
+        let meta = try Row.fetchOne(selectModel, arguments: [batch.app])
+        let last = UInt64(meta?[0] as Int64? ?? 0)
+        var expected = last + 1
+        for event in batch.events {
+            guard event.sequence == expected else {
+                throw StorageError.sequenceConflict(app: batch.app, expected: expected, got: event.sequence)
+            }
+            expected += 1
+        }
+        let insertEvent = try db.cachedStatement(sql: """
+            INSERT INTO event (app, sequence, origin, timestamp, payload) VALUES (?, ?, ?, ?, ?)
+            """)
+        for event in batch.events {
+            try insertEvent.execute(arguments: [
+                batch.app, Int64(event.sequence), event.origin?.rawValue,
+                event.timestamp.timeIntervalSinceReferenceDate, event.payload,
+            ])
+        }
+        let saveRecord = try db.cachedStatement(sql: """
+            INSERT INTO record (app, collection, key, value) VALUES (?, ?, ?, ?)
+            ON CONFLICT (app, collection, key) DO UPDATE SET value = excluded.value
+            """)
+        let deleteRecord = try db.cachedStatement(sql: "DELETE FROM record WHERE app = ? AND collection = ? AND key = ?")
+        for change in batch.changes {
+            if let value = change.value {
+                try saveRecord.execute(arguments: [batch.app, change.collection, change.key, value])
+            } else {
+                try deleteRecord.execute(arguments: [batch.app, change.collection, change.key])
+            }
+        }
+        var firstRetained = UInt64(meta?[1] as Int64? ?? Int64(firstEvent.sequence))
+        if let trim = batch.trimThrough {
+            let trimLog = try db.cachedStatement(sql: "DELETE FROM event WHERE app = ? AND sequence <= ?")
+            try trimLog.execute(arguments: [batch.app, Int64(trim)])
+            firstRetained = max(firstRetained, trim + 1)
+        }
+        let saveModel = try db.cachedStatement(sql: """
+            INSERT INTO model (app, lastSequence, firstRetained) VALUES (?, ?, ?)
+            ON CONFLICT (app) DO UPDATE SET lastSequence = excluded.lastSequence, firstRetained = excluded.firstRetained
+            """)
+        try saveModel.execute(arguments: [batch.app, Int64(lastEvent.sequence), Int64(firstRetained)])
     }
 
     public func events(app: String, after sequence: UInt64, limit: Int) async throws -> [StoredEvent] {

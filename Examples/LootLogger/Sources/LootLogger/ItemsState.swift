@@ -10,6 +10,10 @@ public struct ItemsState: ModelState, Equatable {
     /// The items, in order.
     public private(set) var items: [Item] = []
     private var ranks: [Double] = []
+    /// Each key's index in `items` (its first, should a key ever repeat), so that an update, the
+    /// most common intent, finds its item without scanning the list. Derived from `items`, so `==`
+    /// ignores it.
+    private var positions: [UUID: Int] = [:]
 
     static let collection = "items"
 
@@ -23,11 +27,12 @@ public struct ItemsState: ModelState, Equatable {
         }
         items = stored.map(\.item)
         ranks = stored.map(\.rank)
+        reindex()
     }
 
     /// The index of the item with `key`.
     public func index(of key: UUID) -> Int? {
-        items.firstIndex { $0.key == key }
+        positions[key]
     }
 
     /// The item with `key`.
@@ -43,17 +48,27 @@ public struct ItemsState: ModelState, Equatable {
     public mutating func apply(_ event: ItemEvent) -> [RecordChange] {
         switch event {
         case let .itemAdded(item, index):
-            return insert(item, at: index)
+            let (changes, inserted) = insert(item, at: index)
+            if inserted == items.count - 1 {
+                // Appending shifts no other item, so only the new key needs an entry.
+                positions[item.key] = positions[item.key] ?? inserted
+            } else {
+                reindex()
+            }
+            return changes
         case let .itemRemoved(key, index):
             guard items.indices.contains(index), items[index].key == key else { return [] }
             items.remove(at: index)
             ranks.remove(at: index)
+            reindex()
             return [.delete(collection: Self.collection, key: key.uuidString)]
         case let .itemMoved(key, from, to):
             guard items.indices.contains(from), items[from].key == key else { return [] }
             let item = items.remove(at: from)
             ranks.remove(at: from)
-            return insert(item, at: to)
+            let (changes, _) = insert(item, at: to)
+            reindex()
+            return changes
         case let .itemUpdated(item, _):
             guard let index = index(of: item.key) else { return [] }
             items[index] = item
@@ -65,7 +80,9 @@ public struct ItemsState: ModelState, Equatable {
         lhs.items == rhs.items
     }
 
-    private mutating func insert(_ item: Item, at requested: Int) -> [RecordChange] {
+    /// Inserts `item` at `requested`, clamped to the list; returns the records it changes and
+    /// where it went. Leaves `positions` to the caller, which knows whether anything shifted.
+    private mutating func insert(_ item: Item, at requested: Int) -> (changes: [RecordChange], index: Int) {
         let index = min(max(requested, 0), items.count)
         let before = index > 0 ? ranks[index - 1] : nil
         let after = index < ranks.count ? ranks[index] : nil
@@ -80,10 +97,18 @@ public struct ItemsState: ModelState, Equatable {
         if let before, let after, !(before < rank && rank < after) {
             // No room left between the neighbours' ranks: space every rank out again.
             ranks = items.indices.map(Double.init)
-            return items.indices.map(save)
+            return (items.indices.map(save), index)
         }
         ranks.insert(rank, at: index)
-        return [save(index)]
+        return ([save(index)], index)
+    }
+
+    /// Rebuilds `positions` after items shifted: O(n), as the array operation that shifted them is.
+    private mutating func reindex() {
+        var positions = [UUID: Int](minimumCapacity: items.count)
+        // Backwards, so that a repeated key keeps its first index, as a linear search would find.
+        for index in items.indices.reversed() { positions[items[index].key] = index }
+        self.positions = positions
     }
 
     private func save(_ index: Int) -> RecordChange {
