@@ -13,7 +13,9 @@ struct BenchmarkCommand: AsyncParsableCommand {
         discussion: """
             Every configuration gets a fresh on-disk database in its own temporary directory, \
             deleted afterwards. Progress goes to standard error, results to standard output.
-            """)
+            `scenesync-bench windows` measures browser windows against a real server instead.
+            """,
+        subcommands: [WindowsBenchmark.self])
 
     @Option(help: "Intents per configuration with several writers, and for raw batched inserts.")
     var intents = 20_000
@@ -67,7 +69,7 @@ struct BenchmarkCommand: AsyncParsableCommand {
             }
         }
 
-        let report = Report(context: context, measurements: measurements, batchSize: batchSize)
+        let report = Report(context: context, measurements: measurements, batchSize: batchSize, loadAverageAtEnd: ProcessCPU.loadAverage())
         print(report.plainText())
         if markdown {
             print("\n" + report.markdown())

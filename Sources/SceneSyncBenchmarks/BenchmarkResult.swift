@@ -18,6 +18,8 @@ struct BenchmarkResult: Sendable {
     let elapsed: Duration
     /// SQLite transactions the intents took.
     let commits: Int
+    /// CPU time the whole process used over `elapsed`, on every thread.
+    let cpu: Duration
     /// Acknowledgement latencies; `nil` for raw GRDB, which has no one waiting per intent.
     let latency: LatencySummary?
 
@@ -27,6 +29,16 @@ struct BenchmarkResult: Sendable {
 
     var intentsPerCommit: Double {
         Double(intents) / Double(max(commits, 1))
+    }
+
+    /// How many cores' worth of CPU the process used on average: well under the core count means
+    /// it spent its time waiting, not computing.
+    var coresUsed: Double {
+        cpu.seconds / max(elapsed.seconds, .leastNonzeroMagnitude)
+    }
+
+    var cpuMicrosecondsPerIntent: Double {
+        cpu.seconds * 1e6 / Double(max(intents, 1))
     }
 }
 

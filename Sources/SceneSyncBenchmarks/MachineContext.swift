@@ -11,6 +11,8 @@ struct MachineContext: Sendable {
     let operatingSystem: String
     let sqliteVersion: String
     let scratchParent: String
+    /// The 1-minute load average when the run started; other work on a shared machine shows here.
+    let loadAverage: Double?
 
     static func current(scratchParent: URL) async throws -> MachineContext {
         let info = ProcessInfo.processInfo
@@ -24,7 +26,8 @@ struct MachineContext: Sendable {
             physicalMemory: info.physicalMemory,
             operatingSystem: info.operatingSystemVersionString,
             sqliteVersion: sqliteVersion,
-            scratchParent: scratchParent.path)
+            scratchParent: scratchParent.path,
+            loadAverage: ProcessCPU.loadAverage())
     }
 
     var lines: [(String, String)] {
@@ -41,6 +44,7 @@ struct MachineContext: Sendable {
             ("SQLite", sqliteVersion),
             ("Build", build),
             ("Databases in", scratchParent),
+            ("Load average at start", loadAverage.map { String(format: "%.2f (1 min)", $0) } ?? "unknown"),
         ]
     }
 }

@@ -27,6 +27,7 @@ struct RawGRDBWorkload: Sendable {
 
         let origin = SceneSession.ID().rawValue
         let clock = ContinuousClock()
+        let cpuBefore = ProcessCPU.used()
         let start = clock.now
         let commits = try await pool.writeWithoutTransaction { [intents, intentsPerTransaction] db in
             let insertEvent = try db.cachedStatement(sql: """
@@ -55,6 +56,7 @@ struct RawGRDBWorkload: Sendable {
             return commits
         }
         let elapsed = start.duration(to: clock.now)
+        let cpu = ProcessCPU.used() - cpuBefore
         try pool.close()
         return BenchmarkResult(
             workload: .rawGRDB(intentsPerTransaction: intentsPerTransaction),
@@ -62,6 +64,7 @@ struct RawGRDBWorkload: Sendable {
             intents: intents,
             elapsed: elapsed,
             commits: commits,
+            cpu: cpu,
             latency: nil)
     }
 

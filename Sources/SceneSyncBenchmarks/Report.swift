@@ -7,6 +7,8 @@ struct Report: Sendable {
     let context: MachineContext
     let measurements: [BenchmarkResult]
     let batchSize: Int
+    /// The 1-minute load average when the last configuration finished.
+    let loadAverageAtEnd: Double?
 
     /// The throughput SceneSync must reach with 64 writers at FULL.
     static let targetRate = 20_000.0
@@ -14,7 +16,10 @@ struct Report: Sendable {
     static let targetShare = 0.5
     static let targetWriters = 64
 
-    private static let headers = ["Workload", "Sync", "Intents", "Seconds", "Intents/s", "Intents/commit", "p50 ms", "p99 ms", "max ms"]
+    private static let headers = [
+        "Workload", "Sync", "Intents", "Seconds", "Intents/s", "Intents/commit", "p50 ms", "p99 ms", "max ms",
+        "CPU µs/intent", "Cores used",
+    ]
 
     func plainText() -> String {
         var lines = ["SceneSync benchmark"]
@@ -77,6 +82,9 @@ struct Report: Sendable {
         } else {
             lines.append("Targets: not measured (add \(Self.targetWriters) to --writers)")
         }
+        if let loadAverageAtEnd {
+            lines.append("Load average at end: \(String(format: "%.2f", loadAverageAtEnd)) (1 min)")
+        }
         return lines
     }
 
@@ -96,6 +104,8 @@ struct Report: Sendable {
             latency.map { String(format: "%.2f", $0.p50.milliseconds) } ?? "-",
             latency.map { String(format: "%.2f", $0.p99.milliseconds) } ?? "-",
             latency.map { String(format: "%.2f", $0.max.milliseconds) } ?? "-",
+            String(format: "%.0f", measurement.cpuMicrosecondsPerIntent),
+            String(format: "%.2f", measurement.coresUsed),
         ]
     }
 

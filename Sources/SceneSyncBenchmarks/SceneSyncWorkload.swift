@@ -22,6 +22,7 @@ struct SceneSyncWorkload: Sendable {
         let seedCommits = storage.commits
 
         let clock = ContinuousClock()
+        let cpuBefore = ProcessCPU.used()
         let start = clock.now
         let samples = try await withThrowingTaskGroup(of: [Duration].self) { group in
             for writer in 0..<writers {
@@ -33,6 +34,7 @@ struct SceneSyncWorkload: Sendable {
             return all
         }
         let elapsed = start.duration(to: clock.now)
+        let cpu = ProcessCPU.used() - cpuBefore
         await store.controller.close()
 
         // Every intent sets a value the item never had, so each must have committed exactly one event.
@@ -46,6 +48,7 @@ struct SceneSyncWorkload: Sendable {
             intents: intents,
             elapsed: elapsed,
             commits: storage.commits - seedCommits,
+            cpu: cpu,
             latency: LatencySummary(samples))
     }
 

@@ -1,0 +1,134 @@
+import ArgumentParser
+import Foundation
+import Logging
+
+/// `scenesync-bench windows`: what many browser windows cost the real server, run in its own
+/// process: how fast one window's change reaches every other, how many bytes a change costs as the
+/// list grows, and how much memory each connected window takes.
+struct WindowsBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "windows",
+        abstract: "Measures fan-out latency, patch bytes and server memory per window against a real scenesync server.",
+        discussion: """
+            Starts the scenesync executable built next to this one (or --server) on a free port of \
+            127.0.0.1 with a fresh data folder, once per list size, and stops it with SIGTERM. \
+            Linux only: the server's memory is read from /proc. Progress goes to standard error, \
+            results to standard output. --markdown and --directory are scenesync-bench's own \
+            options, and apply here too.
+            """)
+
+    // `scenesync-bench` parses its own options wherever they appear, so `--markdown` and
+    // `--directory` after `windows` reach the parent, and are read from it.
+    @ParentCommand var parent: BenchmarkCommand
+
+    @Option(help: "Window counts for fan-out latency, comma-separated.")
+    var windows = WindowsCounts([1, 10, 100, 1_000])
+
+    @Option(help: "Timed rounds per window count up to --large-threshold.")
+    var rounds = 200
+
+    @Option(help: "Timed rounds per window count above --large-threshold.")
+    var largeRounds = 50
+
+    @Option(help: "Window counts above this get --large-rounds.")
+    var largeThreshold = 100
+
+    @Option(help: "Untimed rounds before the timed ones, per window count.")
+    var warmup = 5
+
+    @Option(help: ArgumentHelp(
+        "Least milliseconds from one Add to the next.",
+        discussion: "The server lets a window send 50 actions a second after a burst of 100, so keep this at 20 or more."))
+    var intervalMs = 25
+
+    @Option(help: "Microseconds between looks at the windows while a round is under way.")
+    var pollMicroseconds = 100
+
+    @Flag(inversion: .prefixedNo, help: "Also measure fan-out with raw-socket windows, which decode nothing.")
+    var rawWindows = true
+
+    @Option(help: "Windows connecting at once.")
+    var connectBatch = 50
+
+    @Option(help: "Windows connected to measure the server's memory per window.")
+    var memoryWindows = 1_000
+
+    @Option(help: "List sizes for patch bytes, comma-separated; the first also serves memory and fan-out.")
+    var listSizes = WindowsCounts([100, 10_000])
+
+    @Option(help: "Concurrent writers seeding the list before the server starts.")
+    var seedWriters = 50
+
+    @Option(help: "Seconds to let the server settle before reading its memory.")
+    var settleSeconds = 2.0
+
+    @Option(help: "The scenesync executable (default: the one next to this executable).")
+    var server: String?
+
+    func validate() throws {
+        guard rounds > 0, largeRounds > 0, warmup >= 0 else { throw ValidationError("Round counts must be positive.") }
+        guard intervalMs >= 0, pollMicroseconds > 0 else { throw ValidationError("--interval-ms and --poll-microseconds must be positive.") }
+        guard connectBatch > 0, memoryWindows > 0, seedWriters > 0 else { throw ValidationError("Counts must be positive.") }
+        guard settleSeconds >= 0 else { throw ValidationError("--settle-seconds cannot be negative.") }
+    }
+
+    func run() async throws {
+        #if os(Linux)
+        let scratchParent = parent.directory.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? FileManager.default.temporaryDirectory
+        let context = try await MachineContext.current(scratchParent: scratchParent)
+        var logger = Logger(label: "scenesync-bench") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = .warning
+        let settings = WindowsSettings(
+            windowCounts: windows.counts, rounds: rounds, largeRounds: largeRounds, largeThreshold: largeThreshold,
+            warmup: warmup, interval: .milliseconds(intervalMs), pollInterval: .microseconds(pollMicroseconds),
+            rawWindows: rawWindows, connectBatch: connectBatch, memoryWindows: memoryWindows, listSizes: listSizes.counts, seedWriters: seedWriters,
+            settle: .milliseconds(Int(settleSeconds * 1_000)), server: server, parent: scratchParent)
+        let results = try await WindowsRun(settings: settings, logger: logger).run()
+        let report = WindowsReport(context: context, results: results)
+        print(report.plainText())
+        if parent.markdown {
+            print("\n" + report.markdown())
+        }
+        #else
+        throw ValidationError("The windows benchmark reads the server's memory from /proc, so it runs on Linux only.")
+        #endif
+    }
+}
+
+/// How a run is set up, from the command's options.
+struct WindowsSettings: Sendable {
+    let windowCounts: [Int]
+    let rounds: Int
+    let largeRounds: Int
+    let largeThreshold: Int
+    let warmup: Int
+    let interval: Duration
+    let pollInterval: Duration
+    let rawWindows: Bool
+    let connectBatch: Int
+    let memoryWindows: Int
+    let listSizes: [Int]
+    let seedWriters: Int
+    let settle: Duration
+    let server: String?
+    let parent: URL
+}
+
+/// A comma-separated list of positive counts, such as `1,10,100,1000`.
+struct WindowsCounts: ExpressibleByArgument, Sendable {
+    let counts: [Int]
+
+    init(_ counts: [Int]) {
+        self.counts = counts
+    }
+
+    init?(argument: String) {
+        let counts = argument.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !counts.isEmpty, counts.allSatisfy({ ($0 ?? 0) > 0 }) else { return nil }
+        self.counts = counts.compactMap { $0 }
+    }
+
+    var defaultValueDescription: String {
+        counts.map(String.init).joined(separator: ",")
+    }
+}

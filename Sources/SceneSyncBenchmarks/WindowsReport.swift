@@ -1,0 +1,185 @@
+#if os(Linux)
+import Foundation
+
+/// Lays out what `scenesync-bench windows` measured as plain text or Markdown, with the targets
+/// judged on the figures.
+struct WindowsReport: Sendable {
+    let context: MachineContext
+    let results: WindowsResults
+
+    static let fanOutTargets: [(windows: Int, p99: Duration)] = [(10, .milliseconds(5)), (1_000, .milliseconds(50))]
+    static let patchLimit = 512
+    static let memoryLimitKilobytes = 100.0
+
+    private static let fanOutHeaders = ["Windows", "Rounds", "Connect s", "p50 ms", "p99 ms", "max ms", "Per-window p50 ms", "Per-window p99 ms", "Server CPU ms/round", "Poll gap ms"]
+    private static let patchHeaders = ["Items", "First render bytes", "Patch bytes", "Patch bytes with frame header"]
+
+    func plainText() -> String {
+        var lines = ["SceneSync windows benchmark (scenesync-bench windows)"]
+        let labelWidth = contextLines.map(\.0.count).max() ?? 0
+        lines += contextLines.map { "  " + $0.0.padding(toLength: labelWidth, withPad: " ", startingAt: 0) + "  " + $0.1 }
+        lines += ["", "Fan-out latency: window 0 taps Add; time until the patch has reached every window (round) or each window (per-window)"]
+        lines += ["", "  WindowClient windows:"] + Self.table(Self.fanOutHeaders, Self.fanOutRows(results.fanOut))
+        if !results.rawFanOut.isEmpty {
+            lines += ["", "  Raw windows (\(Self.rawDescription)):"] + Self.table(Self.fanOutHeaders, Self.fanOutRows(results.rawFanOut))
+        }
+        lines += ["", "Patch bytes: window B commits value 7 on an item's detail; the patch window A's list receives"]
+        lines += Self.table(Self.patchHeaders, patchRows)
+        for patch in results.patches {
+            lines.append("  \(Report.grouped(Double(patch.items))) items: \(patch.patchText)")
+        }
+        if let insert = results.patches.first?.insertText {
+            lines.append("  Add (the fan-out patch), \(insert.utf8.count) bytes: \(insert)")
+        }
+        lines += ["", "Server memory: VmRSS of the server process"] + memoryLines.map { "  " + $0 }
+        lines += ["", "Targets"] + targetLines.map { "  " + $0 }
+        lines += ["", "Notes"] + noteLines.map { "  " + $0 }
+        return lines.joined(separator: "\n")
+    }
+
+    func markdown() -> String {
+        var lines = ["## Windows: fan-out, patch bytes, memory", ""]
+        lines += contextLines.map { "- **\($0.0)**: \($0.1)" }
+        lines += ["", "### Fan-out latency", "", "Window 0 taps Add; time until the patch has reached every window (round) or each window (per-window).", ""]
+        lines += ["WindowClient windows:", ""] + Self.markdownTable(Self.fanOutHeaders, Self.fanOutRows(results.fanOut))
+        if !results.rawFanOut.isEmpty {
+            lines += ["", "Raw windows (\(Self.rawDescription)):", ""] + Self.markdownTable(Self.fanOutHeaders, Self.fanOutRows(results.rawFanOut))
+        }
+        lines += ["", "### Patch bytes", ""] + Self.markdownTable(Self.patchHeaders, patchRows)
+        lines += ["", "### Server memory", ""] + memoryLines.map { "- " + $0 }
+        lines += ["", "### Targets", ""] + targetLines.map { "- " + $0 }
+        lines += ["", "### Notes", ""] + noteLines.map { "- " + $0 }
+        return lines.joined(separator: "\n")
+    }
+
+    // MARK: - Content
+
+    private var contextLines: [(String, String)] {
+        let settings = results.settings
+        let raw = results.rawFanOut.isEmpty ? "" : ", then raw windows on a thread of their own"
+        let clients: String = "this process: WindowClient windows on its main actor\(raw); open-file limit \(results.fileLimit)"
+        let spacing: String = "at least \(settings.interval.milliseconds) ms apart; WindowClient windows looked at every \(settings.pollInterval.milliseconds) ms"
+        let rounds: String = "\(settings.warmup) untimed, then \(settings.rounds) (\(settings.largeRounds) above \(settings.largeThreshold) windows), \(spacing)"
+        let machine: [(String, String)] = context.lines.filter { $0.0 != "Databases in" }
+        return machine + [
+            ("Load average", "\(results.loadAverage) (at the start; the machine may be shared)"),
+            ("Server", "\(results.server), its own process, 127.0.0.1, synchronous=FULL"),
+            ("Clients", clients),
+            ("Rounds", rounds),
+            ("Data in", settings.parent.path),
+            ("Wall time", String(format: "%.1f s", results.wallTime.seconds)),
+        ]
+    }
+
+    private static let rawDescription = "raw WebSockets woken by poll(2) on a thread of their own, decoding nothing; stamped when read"
+
+    private static func fanOutRows(_ results: [WindowsFanOutResult]) -> [[String]] {
+        results.map { result in
+            [Report.grouped(Double(result.windows)), String(result.rounds), String(format: "%.1f", result.connectTime.seconds)]
+                + cells(result.round, all: true) + cells(result.perWindow, all: false)
+                + [result.serverCPUPerRound.map { String(format: "%.2f", $0.milliseconds) } ?? "-"]
+                + [result.meanPollGap.map { String(format: "%.3f", $0.milliseconds) } ?? "-"]
+        }
+    }
+
+    private var patchRows: [[String]] {
+        results.patches.map { patch in
+            [Report.grouped(Double(patch.items)), Report.grouped(Double(patch.renderBytes)),
+             String(patch.patchBytes), String(patch.patchWireBytes)]
+        }
+    }
+
+    private var memoryLines: [String] {
+        let memory = results.memory
+        return [
+            "Idle, no window: \(Self.mebibytes(memory.idleKilobytes))",
+            "With \(Report.grouped(Double(memory.windows))) windows, each with its first render, after settling: \(Self.mebibytes(memory.loadedKilobytes))"
+                + String(format: " (connecting took %.1f s)", memory.connectTime.seconds),
+            "Per window: (\(memory.loadedKilobytes) − \(memory.idleKilobytes) KiB) / \(memory.windows) = "
+                + String(format: "%.1f KiB", memory.kilobytesPerWindow)
+                + ", with a list of \(Report.grouped(Double(results.settings.listSizes.first ?? 0))) items",
+        ]
+    }
+
+    private var targetLines: [String] {
+        var lines: [String] = []
+        for target in Self.fanOutTargets {
+            let label = "Fan-out p99 < \(Int(target.p99.milliseconds)) ms at \(Report.grouped(Double(target.windows))) windows"
+            let verdicts = [("WindowClient windows", results.fanOut), ("raw windows", results.rawFanOut)].compactMap { name, measured in
+                measured.first { $0.windows == target.windows }?.round.map { round in
+                    "\(name) " + String(format: "%.2f ms", round.p99.milliseconds) + " -> \(round.p99 < target.p99 ? "PASS" : "MISS")"
+                }
+            }
+            lines.append("\(label): " + (verdicts.isEmpty ? "not measured" : verdicts.joined(separator: "; ")))
+        }
+        let sizes = results.patches.map { "\($0.patchBytes) B at \(Report.grouped(Double($0.items)))" }.joined(separator: ", ")
+        let largest = results.patches.map(\.patchBytes).max() ?? 0
+        lines.append("Patch < \(Self.patchLimit) bytes at every list size: \(sizes) -> \(largest < Self.patchLimit ? "PASS" : "MISS")")
+        lines.append("Patch the same at every list size: " + sameSizeVerdict)
+        let perWindow = results.memory.kilobytesPerWindow
+        lines.append(String(format: "Server memory < %.0f KiB per window: %.1f KiB", Self.memoryLimitKilobytes, perWindow)
+            + " -> \(perWindow < Self.memoryLimitKilobytes ? "PASS" : "MISS")")
+        return lines
+    }
+
+    /// Equal sizes pass; otherwise the difference is taken apart into the footer's digits and the
+    /// sequence number's, and passes only if nothing else is left.
+    private var sameSizeVerdict: String {
+        guard let first = results.patches.first, let last = results.patches.last, results.patches.count > 1 else { return "one size only" }
+        let difference = last.patchBytes - first.patchBytes
+        guard difference != 0 else { return "\(first.patchBytes) bytes at both -> PASS" }
+        let footer = (last.footer?.utf8.count ?? 0) - (first.footer?.utf8.count ?? 0)
+        let sequence = String(last.sequence ?? 0).count - String(first.sequence ?? 0).count
+        let rest = difference - footer - sequence
+        let parts = "footer \"\(first.footer ?? "?")\" → \"\(last.footer ?? "?")\" \(Self.signed(footer)), "
+            + "sequence \(first.sequence ?? 0) → \(last.sequence ?? 0) \(Self.signed(sequence))"
+        return "\(Self.signed(difference)) bytes from \(Report.grouped(Double(first.items))) to \(Report.grouped(Double(last.items))) items: \(parts)"
+            + (rest == 0 ? " -> PASS up to the width of those numbers" : ", \(Self.signed(rest)) unexplained -> MISS")
+    }
+
+    private var noteLines: [String] {
+        var lines: [String] = []
+        if let patch = results.patches.first, let cost = patch.clientApplyCost {
+            let windows = results.fanOut.map(\.windows).max() ?? 0
+            lines.append("Client share: decoding the Add patch and applying it to a window's view of \(Report.grouped(Double(patch.items))) rows took "
+                + String(format: "%.1f µs here. ", cost.milliseconds * 1_000)
+                + "WindowClient windows do that one after another on this process's main actor, so at least "
+                + String(format: "%.1f ms", cost.milliseconds * Double(windows))
+                + " of a \(Report.grouped(Double(windows)))-window round is the test client, not the server (more as the list grows).")
+        }
+        for patch in results.patches where !patch.strayMessages.isEmpty {
+            lines.append("Window A received \(patch.strayMessages.count) message(s) before the edit at \(patch.items) items: \(patch.strayMessages)")
+        }
+        lines.append(results.serverErrors.isEmpty ? "The servers logged no errors."
+                     : "The servers logged \(results.serverErrors.count) error(s), first: \(results.serverErrors[0])")
+        return lines
+    }
+
+    // MARK: - Formatting
+
+    private static func cells(_ summary: LatencySummary?, all: Bool) -> [String] {
+        guard let summary else { return all ? ["-", "-", "-"] : ["-", "-"] }
+        let figures = all ? [summary.p50, summary.p99, summary.max] : [summary.p50, summary.p99]
+        return figures.map { String(format: "%.2f", $0.milliseconds) }
+    }
+
+    private static func mebibytes(_ kilobytes: Int) -> String {
+        "\(Report.grouped(Double(kilobytes))) KiB (" + String(format: "%.1f MiB", Double(kilobytes) / 1_024) + ")"
+    }
+
+    private static func signed(_ value: Int) -> String { value > 0 ? "+\(value)" : "\(value)" }
+
+    private static func table(_ headers: [String], _ rows: [[String]]) -> [String] {
+        let widths = headers.indices.map { column in ([headers[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0 }
+        func line(_ cells: [String]) -> String {
+            "  " + cells.indices.map { String(repeating: " ", count: widths[$0] - cells[$0].count) + cells[$0] }.joined(separator: "  ")
+        }
+        return [line(headers), "  " + widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")] + rows.map(line)
+    }
+
+    private static func markdownTable(_ headers: [String], _ rows: [[String]]) -> [String] {
+        ["| " + headers.joined(separator: " | ") + " |", "|" + String(repeating: " ---: |", count: headers.count)]
+            + rows.map { "| " + $0.joined(separator: " | ") + " |" }
+    }
+}
+#endif
