@@ -47,6 +47,18 @@ def replace_text(element, text, *keys):
     element.send_keys(text, *keys)
 
 
+def settled(driver):
+    """Waits until no animation runs, as a person waits to see a row before clicking it: a click
+    aimed at a row that is still sliding in can land beside it."""
+    wait(driver, lambda d: d.execute_script("return document.getAnimations().length") == 0, "animations to finish")
+    return driver
+
+
+def open_row(driver, index=0):
+    settled(driver)
+    rows(driver)[index].click()
+
+
 def rows(driver):
     return driver.find_elements(By.CSS_SELECTOR, "[data-kind=row]")
 
@@ -87,7 +99,7 @@ def test_a_name_edited_in_one_window_changes_the_row_in_the_other(browser, serve
     browser.switch_to.window(first)
     button(browser, "Add").click()
     wait(browser, lambda d: len(rows(d)) == 1)
-    rows(browser)[0].click()
+    open_row(browser)
     replace_text(field(browser, "Name"), "Rusty Spork", Keys.ENTER)
     browser.switch_to.window(second)
     wait(browser, lambda d: row_titles(d) == ["Rusty Spork"], "the renamed row in the second window")
@@ -101,6 +113,7 @@ def test_an_item_deleted_in_one_window_disappears_from_the_other(browser, server
     wait(browser, lambda d: len(rows(d)) == 2)
     browser.switch_to.window(second)
     wait(browser, lambda d: len(rows(d)) == 2)
+    settled(browser)
     button(browser, "Edit").click()
     button(browser, "Done")
     remaining = row_titles(browser)[1]
@@ -115,7 +128,7 @@ def test_an_invalid_value_shows_an_error_and_keeps_the_stored_value(browser, ser
     connected(browser)
     button(browser, "Add").click()
     wait(browser, lambda d: len(rows(d)) == 1)
-    rows(browser)[0].click()
+    open_row(browser)
     value = field(browser, "Value")
     stored = value.get_attribute("value")
     replace_text(value, "abc", Keys.ENTER)
@@ -132,7 +145,7 @@ def test_a_reload_restores_the_detail_screen_with_its_draft(browser, server):
     connected(browser)
     button(browser, "Add").click()
     wait(browser, lambda d: len(rows(d)) == 1)
-    rows(browser)[0].click()
+    open_row(browser)
     replace_text(field(browser, "Name"), "Rusty Sp")
     # The renderer sends the draft after a pause in typing; give it that pause before reloading.
     time.sleep(1.0)
@@ -146,7 +159,7 @@ def test_every_window_comes_back_where_it_was_after_a_server_restart(browser, se
     connected(browser)
     button(browser, "Add").click()
     wait(browser, lambda d: len(rows(d)) == 1)
-    rows(browser)[0].click()
+    open_row(browser)
     field(browser, "Serial Number")
     title = browser.find_element(By.CSS_SELECTOR, "[data-node-id=navigationBar] h1").text
     server.stop()
@@ -176,7 +189,7 @@ def test_screenshots_light_and_dark(server):
             time.sleep(0.8)  # let the row animations finish before the picture
             if out:
                 driver.save_screenshot(os.path.join(out, f"lootlogger-list-{scheme}.png"))
-            rows(driver)[0].click()
+            open_row(driver)
             field(driver, "Name")
             time.sleep(0.8)  # the push slides in
             if out:
