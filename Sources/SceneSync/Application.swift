@@ -121,24 +121,44 @@ public final class Application {
     /// - Throws: ``ApplicationError/notConnected(_:)`` for a disconnected scene.
     public func move(_ scene: Scene, to state: SceneLifecycle.State) async throws {
         guard state != .disconnected else { return await disconnect(scene) }
-        guard scene.activationState != .disconnected else { throw ApplicationError.notConnected(scene.session.id) }
-        for transition in scene.lifecycle.path(to: state) {
-            try await apply(transition, to: scene)
+        try await inTurn(for: scene) {
+            guard scene.activationState != .disconnected else { throw ApplicationError.notConnected(scene.session.id) }
+            for transition in scene.lifecycle.path(to: state) {
+                try await self.apply(transition, to: scene)
+            }
         }
     }
 
     /// Disconnects a scene whose window went away (a closed connection, a reload): saves its
     /// restoration activity, calls `sceneDidDisconnect`, and frees its delegate and observation
-    /// tasks. The session, its drafts and all user data are kept.
+    /// tasks. The session, its drafts and all user data are kept. Disconnecting a scene that is
+    /// disconnecting already waits for that to finish; a disconnected scene is left as it is.
     public func disconnect(_ scene: Scene) async {
-        guard scene.activationState != .disconnected, connectedScenes[scene.session.id] === scene else { return }
-        await scene.window?.persistResumePoint()
-        for transition in scene.lifecycle.path(to: .disconnected) {
-            if transition == .disconnect { try? await saveRestorationActivity(for: scene) }
-            try? await apply(transition, to: scene)
+        try? await inTurn(for: scene) {
+            guard scene.activationState != .disconnected, self.connectedScenes[scene.session.id] === scene else { return }
+            await scene.window?.persistResumePoint()
+            for transition in scene.lifecycle.path(to: .disconnected) {
+                if transition == .disconnect { try? await self.saveRestorationActivity(for: scene) }
+                try? await self.apply(transition, to: scene)
+            }
+            scene.releaseUI()
+            self.connectedScenes[scene.session.id] = nil
         }
-        scene.releaseUI()
-        connectedScenes[scene.session.id] = nil
+    }
+
+    /// Runs `change` once every lifecycle change already started for `scene` has finished, so that
+    /// two changes never interleave at their suspension points (a window hidden while the server
+    /// shuts down, say) and each one plans its transitions from the state the last one left.
+    ///
+    /// A delegate must not await a lifecycle change of its own scene from a lifecycle callback.
+    private func inTurn(for scene: Scene, _ change: @escaping @MainActor () async throws -> Void) async throws {
+        let previous = scene.lifecycleTurn
+        let turn = Task { @MainActor in
+            await previous?.value
+            try await change()
+        }
+        scene.lifecycleTurn = Task { _ = await turn.result }
+        try await turn.value
     }
 
     /// Discards sessions whose windows were closed for good: disconnects any still connected,

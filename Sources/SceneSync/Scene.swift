@@ -20,6 +20,9 @@ public final class Scene {
     public internal(set) var window: SceneWindow?
 
     var lifecycle = SceneLifecycle()
+    /// The last lifecycle change started for this scene; the next one waits for it (see
+    /// ``Application``'s `inTurn`).
+    var lifecycleTurn: Task<Void, Never>?
     private var tasks: [Task<Void, Never>] = []
 
     /// The scene's current lifecycle state.

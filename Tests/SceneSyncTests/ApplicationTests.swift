@@ -175,6 +175,38 @@ struct ApplicationTests {
         }
     }
 
+    @Test func lifecycleChangesOfOneSceneTakeTurnsInsteadOfInterleaving() async throws {
+        let (host, _) = try await launch(try SQLiteStorage.inMemory())
+        let window = try await host.openWindow()
+        let scene = try #require(window.scene)
+        let application = host.application
+        // Entering the background saves the scene's activity, so each change suspends halfway;
+        // none of these waits for the one before, as a hidden window whose socket drops does not.
+        let changes = [SceneLifecycle.State.background, .foregroundActive, .background, .disconnected, .foregroundActive]
+        let tasks = changes.map { state in
+            Task { @MainActor in try await application.move(scene, to: state) }
+        }
+        var refusals: [any Error] = []
+        for task in tasks {
+            if case let .failure(error) = await task.result { refusals.append(error) }
+        }
+
+        // Each change ran from where the last one left the scene: every call is legal in order.
+        var lifecycle = SceneLifecycle()
+        for call in calls.calls.dropFirst() {
+            let transition = SceneLifecycle.Transition.allCases.first { transition in
+                var next = lifecycle
+                return (try? next.apply(transition))?.rawValue == call
+            }
+            let legal = try #require(transition, "\(call) cannot follow \(lifecycle.state) in \(calls.calls)")
+            try lifecycle.apply(legal)
+        }
+        #expect(lifecycle.state == .disconnected)
+        #expect(calls.calls.filter { $0 == "didDisconnect" }.count == 1)
+        // Only the change asked for after the disconnect is refused, and for that reason.
+        #expect(refusals.map { "\($0)" } == ["\(ApplicationError.notConnected(scene.session.id))"])
+    }
+
     @Test func draftsAreRefusedWhenTooLargeAndKeptOtherwise() async throws {
         let (host, _) = try await launch(try SQLiteStorage.inMemory())
         let scene = try #require(try await host.openWindow().scene)
