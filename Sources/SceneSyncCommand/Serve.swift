@@ -29,6 +29,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("allowed-host"), help: "Another host name browsers reach the server by (repeatable).")
     var allowedHosts: [String] = []
 
+    @Option(name: .customLong("log-level"), help: "The least severe log lines to print.")
+    var logLevel = LogLevelOption.info
+
     /// The apps this command hosts.
     static let apps = [
         HostedApp(name: "lootlogger", title: "LootLogger", summary: "An inventory of your possessions, in step in every window.") {
@@ -37,7 +40,8 @@ struct Serve: AsyncParsableCommand {
     ]
 
     func run() async throws {
-        let logger = Logger(label: "scenesync")
+        var logger = Logger(label: "scenesync")
+        logger.logLevel = logLevel.level
         let server = try SceneSyncServer(
             configuration: .init(host: host, port: port, dataDirectory: dataDirectory, token: token,
                                  durability: durability.storage, allowedHosts: allowedHosts, logger: logger),
@@ -72,6 +76,23 @@ enum DurabilityOption: String, CaseIterable, ExpressibleByArgument {
         switch self {
         case .full: .full
         case .normal: .normal
+        }
+    }
+}
+
+/// `--log-level`, as swift-log's levels.
+enum LogLevelOption: String, CaseIterable, ExpressibleByArgument {
+    case trace, debug, info, notice, warning, error, critical
+
+    var level: Logger.Level {
+        switch self {
+        case .trace: .trace
+        case .debug: .debug
+        case .info: .info
+        case .notice: .notice
+        case .warning: .warning
+        case .error: .error
+        case .critical: .critical
         }
     }
 }

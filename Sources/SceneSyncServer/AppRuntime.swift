@@ -14,6 +14,8 @@ final class AppRuntime {
     let logger: Logger
     private var connections: [ObjectIdentifier: WindowConnection] = [:]
     private var pendingDiscards: [SceneSession.ID: Task<Void, Never>] = [:]
+    /// Sessions of windows that said they were closing and closed while the server shut down.
+    private var closedWhileShuttingDown: Set<SceneSession.ID> = []
     private var openRequests: OpenRequests
     private var isShuttingDown = false
 
@@ -51,10 +53,17 @@ final class AppRuntime {
         return connection
     }
 
-    func connectionDidClose(_ connection: WindowConnection, session: SceneSession.ID?, saidClosing: Bool) {
+    /// A connection's socket closed and its scene disconnected. A window that said it was closing
+    /// has its session discarded after the grace period, or, while the server shuts down, at the
+    /// next launch.
+    func connectionDidClose(_ connection: WindowConnection) {
         connections[ObjectIdentifier(connection)] = nil
-        guard let session, saidClosing, !isShuttingDown else { return }
-        scheduleDiscard(of: session)
+        guard let session = connection.session, connection.saidClosing else { return }
+        if isShuttingDown {
+            closedWhileShuttingDown.insert(session)
+        } else {
+            scheduleDiscard(of: session)
+        }
     }
 
     /// A window is connecting with `session`: a reload, so its session is kept.
@@ -95,7 +104,8 @@ final class AppRuntime {
 
     /// Tells every window to reconnect later, disconnects every scene (saving their restoration
     /// activities), and leaves closing windows' sessions for the next launch to discard. Waits up
-    /// to `flushTimeout` for the windows to be sent what they were told.
+    /// to `flushTimeout` for the windows to be sent what they were told and for their connections
+    /// to finish, so that a window that said it was closing just before is counted as closing.
     func shutdown(flushTimeout: Duration = .seconds(2)) async {
         guard !isShuttingDown else { return }
         isShuttingDown = true
@@ -104,20 +114,21 @@ final class AppRuntime {
             connection.shutdown(retryAfter: settings.shutdownRetryAfter)
         }
         await application.disconnectAll()
-        let closing = Array(pendingDiscards.keys)
-        for task in pendingDiscards.values { task.cancel() }
-        pendingDiscards = [:]
-        if !closing.isEmpty {
-            do {
-                try await application.storage.markSessionsClosed(closing, at: Date())
-            } catch {
-                logger.error("Could not mark closed windows' sessions", metadata: ["error": "\(error)"])
-            }
-        }
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: flushTimeout)
-        while open.contains(where: { !$0.isFlushed }), clock.now < deadline {
+        while !connections.isEmpty || open.contains(where: { !$0.isFlushed }), clock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
+        }
+        // Windows still connected at the deadline count as closing if they said so.
+        var closing = closedWhileShuttingDown.union(pendingDiscards.keys)
+        closing.formUnion(connections.values.filter(\.saidClosing).compactMap(\.session))
+        for task in pendingDiscards.values { task.cancel() }
+        pendingDiscards = [:]
+        guard !closing.isEmpty else { return }
+        do {
+            try await application.storage.markSessionsClosed(closing.sorted(), at: Date())
+        } catch {
+            logger.error("Could not mark closed windows' sessions", metadata: ["error": "\(error)"])
         }
     }
 }

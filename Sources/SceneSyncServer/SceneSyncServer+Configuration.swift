@@ -25,6 +25,9 @@ extension SceneSyncServer {
         public var shutdownRetryAfter: Int
         /// How long an "Open in New Window" token stays valid.
         public var openRequestLifetime: Duration
+        /// How long a graceful shutdown waits, once every window was told and every scene
+        /// disconnected, for the last HTTP connections to finish before it drops them.
+        public var connectionDrainTimeout: Duration
         /// How many messages a window may send at once, and how many per second after that.
         public var rateLimit: RateLimit
         /// The largest WebSocket frame or message accepted, in bytes; larger ones close the
@@ -48,6 +51,7 @@ extension SceneSyncServer {
             closingGracePeriod: Duration = .seconds(5),
             shutdownRetryAfter: Int = 500,
             openRequestLifetime: Duration = .seconds(120),
+            connectionDrainTimeout: Duration = .seconds(5),
             rateLimit: RateLimit = RateLimit(),
             maximumFrameSize: Int = 1 << 20,
             outboundBufferLimit: Int = 4096,
@@ -62,6 +66,7 @@ extension SceneSyncServer {
             self.closingGracePeriod = closingGracePeriod
             self.shutdownRetryAfter = shutdownRetryAfter
             self.openRequestLifetime = openRequestLifetime
+            self.connectionDrainTimeout = connectionDrainTimeout
             self.rateLimit = rateLimit
             self.maximumFrameSize = maximumFrameSize
             self.outboundBufferLimit = outboundBufferLimit

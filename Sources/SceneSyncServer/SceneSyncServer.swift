@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -24,6 +25,7 @@ public final class SceneSyncServer: Service, Sendable {
     let policy: AccessPolicy
     let staticFiles: StaticFiles
     private let state = Mutex(RunState())
+    private let connections = OpenConnections()
 
     private struct RunState {
         var port: Int?
@@ -31,6 +33,7 @@ public final class SceneSyncServer: Service, Sendable {
         var waiters: [CheckedContinuation<Int, any Error>] = []
         var runtimes: [String: AppRuntime] = [:]
         var isStopping = false
+        var isHTTPStopped = false
     }
 
     /// Creates a server; nothing listens until ``run()``.
@@ -84,12 +87,19 @@ public final class SceneSyncServer: Service, Sendable {
                 runtimes[app.name] = try await AppRuntime.launch(app, configuration: configuration, policy: policy)
             }
             state.withLock { $0.runtimes = runtimes }
+            let webSocketResponder = makeWebSocketRouter().buildResponder()
+            let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
+                http1: .init(idleTimeout: .seconds(60)),
+                ws: .init(maxFrameSize: configuration.maximumFrameSize, autoPing: .enabled(timePeriod: .seconds(30)),
+                          closeTimeout: .seconds(3)))
             let http = Application(
                 router: makeRouter(),
-                server: .http1WebSocketUpgrade(webSocketRouter: makeWebSocketRouter(), configuration: .init(
-                    http1: .init(idleTimeout: .seconds(60)),
-                    ws: .init(maxFrameSize: configuration.maximumFrameSize, autoPing: .enabled(timePeriod: .seconds(30)),
-                              closeTimeout: .seconds(3)))),
+                server: HTTPServerBuilder { responder in
+                    QuiescingChannel(
+                        base: HTTP1WebSocketUpgradeChannel(
+                            responder: responder, webSocketResponder: webSocketResponder, configuration: channelConfiguration),
+                        connections: self.connections)
+                },
                 configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
                 onServerRunning: { [self] channel in didStart(port: channel.localAddress?.port) },
                 logger: logger)
@@ -101,7 +111,7 @@ public final class SceneSyncServer: Service, Sendable {
                 try await withGracefulShutdownHandler {
                     try await serving.value
                 } onGracefulShutdown: {
-                    Task { await self.stop(group) }
+                    Task { await self.stop(group, serving: serving) }
                 }
             } onCancel: {
                 serving.cancel()
@@ -125,9 +135,26 @@ public final class SceneSyncServer: Service, Sendable {
         state.withLock { $0.runtimes[name] }
     }
 
-    private func stop(_ group: ServiceGroup) async {
+    /// Shuts the apps down, then the HTTP server, which waits for its connections to finish; any
+    /// still open after ``Configuration/connectionDrainTimeout`` (a request a client never
+    /// finished sending, say) are closed, so that nothing holds the process.
+    private func stop(_ group: ServiceGroup, serving: Task<Void, any Error>) async {
         await shutDownApps()
         await group.triggerGracefulShutdown()
+        Task { _ = await serving.result; self.state.withLock { $0.isHTTPStopped = true } }
+        let timeout = configuration.connectionDrainTimeout
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while !state.withLock(\.isHTTPStopped) {
+            guard clock.now < deadline else {
+                configuration.logger.notice("Closing HTTP connections still open after the drain timeout", metadata: [
+                    "timeout": "\(timeout)", "connections": "\(connections.count)",
+                ])
+                connections.closeAll()
+                return
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
     }
 
     private func shutDownApps() async {

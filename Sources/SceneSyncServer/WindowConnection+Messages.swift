@@ -79,6 +79,7 @@ extension WindowConnection {
         phase = .open
         self.scene = scene
         let id = scene.session.id
+        session = id
         logger[metadataKey: "scene.id"] = "\(id)"
         // A duplicated tab gets a session of its own; the window stores the one it is told.
         send(.welcome(session: id.rawValue, app: runtime.app.name, title: scene.title ?? runtime.app.title))

@@ -45,6 +45,8 @@ final class WindowConnection: WindowOutlet {
     var phase = Phase.awaitingHello
     /// The connected scene, from `hello` until the socket closes.
     var scene: Scene?
+    /// The session of the window's scene, kept after the scene disconnects.
+    var session: SceneSession.ID?
     /// Whether the window said it was closing for good (`pagehide`, not a reload).
     var saidClosing = false
     var bucket: TokenBucket
@@ -107,7 +109,7 @@ final class WindowConnection: WindowOutlet {
             scene.window?.detach()
             await runtime.application.disconnect(scene)
         }
-        runtime.connectionDidClose(self, session: scene?.session.id, saidClosing: saidClosing)
+        runtime.connectionDidClose(self)
     }
 
     /// The writer has sent everything, or the socket is gone.

@@ -7,7 +7,6 @@ import subprocess
 import tempfile
 import time
 import urllib.request
-import warnings
 
 import pytest
 from selenium import webdriver
@@ -35,7 +34,8 @@ class Server:
 
     def start(self):
         self.process = subprocess.Popen(
-            [SERVER, "--port", str(self.port), "--data-dir", self.data],
+            [SERVER, "--port", str(self.port), "--data-dir", self.data,
+             "--log-level", os.environ.get("SCENESYNC_LOG_LEVEL", "info")],
             stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.time() + 30
         while time.time() < deadline:
@@ -48,10 +48,9 @@ class Server:
                 time.sleep(0.1)
         raise RuntimeError("scenesync did not start: " + self.log_text())
 
-    def stop(self, strict=True):
-        """Stops the server as an operator would (SIGTERM). Strict: it must exit by itself within
-        20 s. Not strict (teardown): a server that hangs is killed and the hang reported as a
-        warning — a known bug: with several windows open, graceful shutdown sometimes stalls."""
+    def stop(self):
+        """Stops the server as an operator would (SIGTERM): it must exit by itself within 20 s,
+        or it is killed and the test fails with its log."""
         if self.process and self.process.poll() is None:
             self.process.terminate()
             try:
@@ -59,20 +58,19 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-                message = "scenesync did not stop within 20 s of SIGTERM:\n" + self.log_text()
-                if strict:
-                    raise RuntimeError(message)
-                warnings.warn(message)
+                raise RuntimeError("scenesync did not stop within 20 s of SIGTERM:\n" + self.log_text())
 
-    def log_text(self):
+    def log_text(self, limit=4000):
         self.log.flush()
         with open(os.path.join(self.data, "server.log"), "rb") as f:
-            return f.read().decode(errors="replace")[-4000:]
+            return f.read().decode(errors="replace")[-limit:]
 
     def close(self):
-        self.stop(strict=False)
-        self.log.close()
-        shutil.rmtree(self.data, ignore_errors=True)
+        try:
+            self.stop()
+        finally:
+            self.log.close()
+            shutil.rmtree(self.data, ignore_errors=True)
 
 
 @pytest.fixture

@@ -69,17 +69,4 @@ import Testing
         #expect(server.delegates.tally?.discarded.isEmpty == true)
         try await server.stop()
     }
-
-    @Test func aWindowClosedAsTheServerStopsIsDiscardedAtTheNextLaunch() async throws {
-        let first = try await TestServer.start(closingGracePeriod: .seconds(60))
-        let window = try await first.openWindow()
-        let session = try #require(window.session.flatMap(SceneSession.ID.init))
-        window.sayClosing()
-        try await window.close()
-        try await first.stop(removingData: false)
-
-        let second = try await TestServer.start(directory: first.directory)
-        #expect(second.delegates.tally?.discarded == [session])
-        try await second.stop()
-    }
 }

@@ -40,12 +40,17 @@ final class TestServer: Sendable {
         closingGracePeriod: Duration = .seconds(5),
         rateLimit: SceneSyncServer.RateLimit = .init(),
         directory: URL? = nil,
-        lootLogger: Bool = false
+        connectionDrainTimeout: Duration = .seconds(5),
+        lootLogger: Bool = false,
+        logger: Logger? = nil
     ) async throws -> TestServer {
         let directory = directory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("scenesync-server-tests-\(UUID().uuidString)")
-        var logger = Logger(label: "scenesync.tests")
-        logger.logLevel = .warning
+        let logger = logger ?? {
+            var logger = Logger(label: "scenesync.tests")
+            logger.logLevel = .warning
+            return logger
+        }()
         let delegates = DelegateBox()
         var apps = [
             HostedApp(name: TallyAppDelegate.app, title: "Tally", summary: "Lines <counted> & \"shared\".") { logger in
@@ -59,7 +64,7 @@ final class TestServer: Sendable {
         }
         let server = try SceneSyncServer(
             configuration: .init(port: 0, dataDirectory: directory.path, token: token, closingGracePeriod: closingGracePeriod,
-                                 rateLimit: rateLimit, logger: logger),
+                                 connectionDrainTimeout: connectionDrainTimeout, rateLimit: rateLimit, logger: logger),
             apps: apps)
         let group = ServiceGroup(configuration: .init(services: [server], logger: logger))
         let running = Task { try await group.run() }
