@@ -126,6 +126,38 @@ struct LootLoggerSceneTests {
         #expect((await store.items).first?.name == "Rusty Mac")
     }
 
+    @Test func theCommittingWindowIsAnsweredOnceWithTheTextItTypedAndOthersGetTheStoredValue() async throws {
+        let (host, store) = try await launch(try SQLiteStorage.inMemory())
+        let item = try await store.create(name: "Shiny Mac", origin: nil)
+        let left = try await host.openWindow()
+        let right = try await host.openWindow()
+        for window in [left, right] { try await host.perform("select", on: Items.row(item.key), in: window) }
+        let sent = (left: left.messages.count, right: right.messages.count)
+
+        try await host.type("  Rusty Mac  ", into: Detail.name, in: left)
+        try await host.waitUntil("the stored name in both windows") {
+            [left, right].allSatisfy { $0.text(Detail.name, "value") == "Rusty Mac" }
+        }
+
+        // The event carries the left window's origin: its screen skips it and answers the commit
+        // itself, with the text typed, so that the field shows the trimmed name as its own.
+        #expect(Self.sets(of: Detail.name, in: left.messages[sent.left...]) == [[
+            "value": .string("Rusty Mac"), "accepted": .string("  Rusty Mac  "), "error": .null, "draft": .null,
+        ]])
+        #expect(Self.sets(of: Detail.name, in: right.messages[sent.right...]) == [["value": .string("Rusty Mac")]])
+    }
+
+    /// The properties each patch in `messages` set on `node`, in order.
+    static func sets(of node: String, in messages: ArraySlice<ServerMessage>) -> [[String: ViewValue]] {
+        messages.flatMap { message -> [[String: ViewValue]] in
+            guard case let .patch(ops, _) = message else { return [] }
+            return ops.compactMap { op in
+                guard case let .set(id, props) = op, id == node else { return nil }
+                return props
+            }
+        }
+    }
+
     @Test func anInvalidValueShowsItsErrorAndKeepsTheStoredValue() async throws {
         let (host, store) = try await launch(try SQLiteStorage.inMemory())
         let item = try await store.create(name: "Shiny Mac", value: "5", origin: nil)

@@ -49,6 +49,7 @@ export const P = freeze({
   deletable: "deletable", movable: "movable", actions: "actions", value: "value", draft: "draft",
   placeholder: "placeholder", inputMode: "inputMode", error: "error", disabled: "disabled",
   src: "src", alt: "alt", text: "text", style: "style", message: "message", buttons: "buttons",
+  accepted: "accepted",
 });
 
 /** Fields of the objects in `actions` (rows) and `buttons` (alerts). */

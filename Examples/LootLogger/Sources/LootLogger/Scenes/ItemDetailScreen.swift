@@ -73,10 +73,15 @@ public final class ItemDetailScreen: ScreenController {
         default: ItemChanges(value: text)
         }
         do {
-            try await store.update(key, changes, origin: window?.scene?.session.id)
+            let stored = try await store.update(key, changes, origin: window?.scene?.session.id)
             errors[action.node] = nil
             await clearDraft(for: action.node)
-            update([.set(id: action.node, props: ["error": .null, "draft": .null])])
+            // The answer to this window's own commit, in one patch: the stored text (trimmed, say)
+            // replaces what was typed, and the field does not say it changed elsewhere.
+            update([.set(id: action.node, props: [
+                "value": .string(Self.text(of: action.node, in: stored)), "accepted": .string(text),
+                "error": .null, "draft": .null,
+            ])])
         } catch let error where error.field != nil {
             errors[action.node] = error.description
             update([.set(id: action.node, props: ["error": .string(error.description)])])
@@ -87,24 +92,28 @@ public final class ItemDetailScreen: ScreenController {
         switch envelope.event {
         case let .itemUpdated(updated, changed) where updated.key == key:
             item = updated
-            var patches: [Patch] = []
-            if changed.contains(.name) {
-                patches.append(.set(id: NodeID.name, props: ["value": .string(updated.name)]))
-                setTitle(updated.name)
-            }
-            if changed.contains(.serialNumber) {
-                patches.append(.set(id: NodeID.serialNumber, props: ["value": .string(updated.serialNumber ?? "")]))
-            }
-            if changed.contains(.valueInDollars) {
-                patches.append(.set(id: NodeID.value, props: ["value": .string(String(updated.valueInDollars))]))
-            }
-            update(patches)
+            if changed.contains(.name) { setTitle(updated.name) }
+            // A change this window committed is answered by `handle`, which knows what was typed.
+            guard envelope.origin == nil || envelope.origin != window?.scene?.session.id else { return }
+            let fields: [(Item.Field, String)] = [(.name, NodeID.name), (.serialNumber, NodeID.serialNumber), (.valueInDollars, NodeID.value)]
+            update(fields.filter { changed.contains($0.0) }.map { field, node in
+                .set(id: node, props: ["value": .string(Self.text(of: node, in: updated))])
+            })
         case let .itemRemoved(removed, _) where removed == key:
             let name = item?.name ?? "The item"
             item = nil
             delegate?.itemDetailScreen(self, itemWasDeleted: name)
         default:
             break
+        }
+    }
+
+    /// What the field `node` shows for `item`.
+    private static func text(of node: String, in item: Item) -> String {
+        switch node {
+        case NodeID.name: item.name
+        case NodeID.serialNumber: item.serialNumber ?? ""
+        default: String(item.valueInDollars)
         }
     }
 

@@ -4,6 +4,8 @@
 // (debounced); blur or Enter sends `commit` if the text differs from the server's value; Escape
 // goes back to the server's value. A new server value that arrives while the user is typing a
 // different text does not replace it: the field says "Changed in another window" until blur/commit.
+// The server's answer to this window's own commit carries `accepted`, the text committed: the
+// field then shows the value as stored (trimmed, say) in place of that text.
 import { ACTION, ATTR, CLS, INPUT_MODE, P, ROLE, TEXT, TIMING, nodeId } from "../protocol.js";
 import { h, setAttr, setText, show, uid } from "../dom.js";
 
@@ -92,8 +94,13 @@ export const textField = {
     setAttr(input, "inputmode", numeric ? "numeric" : null);
     el.classList.toggle(CLS.numeric, numeric);
     const value = props[P.value] === undefined || props[P.value] === null ? "" : String(props[P.value]);
+    const answersCommit = s.committed !== null && props[P.accepted] === s.committed;
     if (document.activeElement === input) {
-      if (value !== s.server) {
+      if (answersCommit && input.value === s.committed) {
+        input.value = value; // this window's own commit, as stored
+        s.server = value;
+        s.changedElsewhere = false;
+      } else if (value !== s.server) {
         if (input.value === s.server) {
           input.value = value; // not typed in yet: just take the new value
         } else if (input.value !== value) {
@@ -109,7 +116,7 @@ export const textField = {
       if (input.value !== text) input.value = text;
       s.changedElsewhere = false;
     }
-    if (s.committed === value) s.committed = null;
+    if (answersCommit || s.committed === value) s.committed = null;
     s.serverError = props[P.error] ?? null;
     refresh(el);
   },
