@@ -62,7 +62,7 @@ struct WindowsReport: Sendable {
         let rounds: String = "\(settings.warmup) untimed, then \(settings.rounds) (\(settings.largeRounds) above \(settings.largeThreshold) windows), \(spacing)"
         let machine: [(String, String)] = context.lines.filter { $0.0 != "Databases in" }
         return machine + [
-            ("Load average", "\(results.loadAverage) (at the start; the machine may be shared)"),
+            ("Load average at end", results.loadAverageAtEnd.map { String(format: "%.2f (1 min)", $0) } ?? "unknown"),
             ("Server", "\(results.server), its own process, 127.0.0.1, synchronous=FULL"),
             ("Clients", clients),
             ("Rounds", rounds),
@@ -98,6 +98,7 @@ struct WindowsReport: Sendable {
             "Per window: (\(memory.loadedKilobytes) − \(memory.idleKilobytes) KiB) / \(memory.windows) = "
                 + String(format: "%.1f KiB", memory.kilobytesPerWindow)
                 + ", with a list of \(Report.grouped(Double(results.settings.listSizes.first ?? 0))) items",
+            String(format: "Closing them: %.1f s until the server was idle again (a disconnecting scene saves its session)", memory.closeTime.seconds),
         ]
     }
 
@@ -150,8 +151,8 @@ struct WindowsReport: Sendable {
         for patch in results.patches where !patch.strayMessages.isEmpty {
             lines.append("Window A received \(patch.strayMessages.count) message(s) before the edit at \(patch.items) items: \(patch.strayMessages)")
         }
-        lines.append(results.serverErrors.isEmpty ? "The servers logged no errors."
-                     : "The servers logged \(results.serverErrors.count) error(s), first: \(results.serverErrors[0])")
+        lines.append(results.serverProblems.isEmpty ? "The servers logged no errors and stopped cleanly on SIGTERM."
+                     : "Server problems (\(results.serverProblems.count)): \(results.serverProblems.joined(separator: "\n"))")
         return lines
     }
 

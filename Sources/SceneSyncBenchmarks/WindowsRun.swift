@@ -11,6 +11,8 @@ struct WindowsMemoryResult: Sendable {
     let loadedKilobytes: Int
     /// How long the windows took to connect and receive their first render.
     let connectTime: Duration
+    /// How long the server stayed busy after the windows closed.
+    let closeTime: Duration
 
     var kilobytesPerWindow: Double { Double(loadedKilobytes - idleKilobytes) / Double(max(windows, 1)) }
 }
@@ -20,15 +22,16 @@ struct WindowsResults: Sendable {
     let settings: WindowsSettings
     let server: String
     let fileLimit: Int
-    let loadAverage: String
+    /// The 1-minute load average when the run finished; the context has the one at the start.
+    let loadAverageAtEnd: Double?
     /// Fan-out with `WindowClient` windows.
     let fanOut: [WindowsFanOutResult]
     /// Fan-out with raw-socket windows (see ``WindowsRawFanOut``); empty if not asked for.
     let rawFanOut: [WindowsFanOutResult]
     let patches: [WindowsPatchResult]
     let memory: WindowsMemoryResult
-    /// Lines the servers logged at `error` level or above.
-    let serverErrors: [String]
+    /// Lines the servers logged at `error` level or above, and trouble stopping them.
+    let serverProblems: [String]
     let wallTime: Duration
 }
 
@@ -51,14 +54,12 @@ struct WindowsRun {
         guard fileLimit >= neededFiles else {
             throw WindowsBenchmarkError.unexpected("the open-file limit is \(fileLimit); \(neededFiles) are needed (raise the hard limit)")
         }
-        let loadAverage = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?
-            .split(separator: " ").prefix(3).joined(separator: " ") ?? "unknown"
 
         var patches: [WindowsPatchResult] = []
         var fanOut: [WindowsFanOutResult] = []
         var rawFanOut: [WindowsFanOutResult] = []
         var memory: WindowsMemoryResult?
-        var serverErrors: [String] = []
+        var serverProblems: [String] = []
         for (index, items) in settings.listSizes.enumerated() {
             let scratch = settings.parent.appendingPathComponent("scenesync-bench-windows-\(UUID().uuidString)", isDirectory: true)
             defer { try? FileManager.default.removeItem(at: scratch) }
@@ -67,22 +68,23 @@ struct WindowsRun {
             let keys = try await WindowsSeed.items(items, writers: settings.seedWriters, in: data, logger: logger)
             progress("Starting \(executable) on \(items) items")
             try await WindowsServerProcess.with(
-                executable: executable, dataDirectory: data, log: scratch.appendingPathComponent("server.log")
+                executable: executable, dataDirectory: data, log: scratch.appendingPathComponent("server.log"),
+                problems: &serverProblems
             ) { server in
                 if index == 0 { memory = try await measureMemory(server) }
                 progress("Patch bytes at \(items) items")
                 patches.append(try await WindowsPatchSize(port: server.port).run(items: items, editing: keys[0]))
                 if index == 0 { (fanOut, rawFanOut) = try await measureFanOut(server) }
-                serverErrors += server.errorLines()
             }
         }
         return WindowsResults(
-            settings: settings, server: executable, fileLimit: fileLimit, loadAverage: loadAverage,
-            fanOut: fanOut, rawFanOut: rawFanOut, patches: patches, memory: memory!, serverErrors: serverErrors, wallTime: start.duration(to: clock.now))
+            settings: settings, server: executable, fileLimit: fileLimit, loadAverageAtEnd: ProcessCPU.loadAverage(),
+            fanOut: fanOut, rawFanOut: rawFanOut, patches: patches, memory: memory!, serverProblems: serverProblems, wallTime: start.duration(to: clock.now))
     }
 
     private func measureMemory(_ server: WindowsServerProcess) async throws -> WindowsMemoryResult {
         progress("Memory: idle server, settling \(settings.settle)")
+        await server.waitUntilIdle()
         try await Task.sleep(for: settings.settle)
         let idle = try server.residentKilobytes()
         progress("Memory: opening \(settings.memoryWindows) windows")
@@ -92,9 +94,13 @@ struct WindowsRun {
         let connectTime = opening.duration(to: clock.now)
         try await Task.sleep(for: settings.settle)
         let loaded = try server.residentKilobytes()
+        progress("Memory: closing the windows and waiting for the server to finish with them")
+        let closing = clock.now
         await WindowsFleet.close(windows, batch: settings.connectBatch)
-        try await Task.sleep(for: settings.settle)
-        return WindowsMemoryResult(windows: windows.count, idleKilobytes: idle, loadedKilobytes: loaded, connectTime: connectTime)
+        await server.waitUntilIdle()
+        return WindowsMemoryResult(
+            windows: windows.count, idleKilobytes: idle, loadedKilobytes: loaded, connectTime: connectTime,
+            closeTime: closing.duration(to: clock.now))
     }
 
     /// Each window count with `WindowClient` windows, then with raw windows.
@@ -109,15 +115,14 @@ struct WindowsRun {
                 port: server.port, serverPID: server.pid, rounds: rounds, warmup: settings.warmup, interval: settings.interval,
                 pollInterval: settings.pollInterval, connectBatch: settings.connectBatch)
             results.append(try await fanOut.run(windows: count))
-            // Closed windows' scenes disconnect on the server; let that finish before going on.
-            try await Task.sleep(for: .seconds(1))
+            await server.waitUntilIdle()
             guard settings.rawWindows else { continue }
             progress("Fan-out: \(windows), raw windows")
             let raw = WindowsRawFanOut(
                 port: server.port, serverPID: server.pid, rounds: rounds, warmup: settings.warmup, interval: settings.interval,
                 connectBatch: settings.connectBatch)
             rawResults.append(try await raw.run(windows: count))
-            try await Task.sleep(for: .seconds(1))
+            await server.waitUntilIdle()
         }
         return (results, rawResults)
     }

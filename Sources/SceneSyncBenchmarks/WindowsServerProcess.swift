@@ -40,9 +40,10 @@ final class WindowsServerProcess {
     }
 
     /// Runs the server on `dataDirectory` for the length of `body`, then stops it with SIGTERM,
-    /// whether `body` succeeds or throws.
+    /// whether `body` succeeds or throws. What the server logged at `error` level, and any trouble
+    /// stopping it, go to `problems`: they qualify the figures rather than void them.
     static func with<T>(
-        executable: String, dataDirectory: URL, log: URL,
+        executable: String, dataDirectory: URL, log: URL, problems: inout [String],
         _ body: (WindowsServerProcess) async throws -> T
     ) async throws -> T {
         let server = try await start(executable: executable, dataDirectory: dataDirectory, log: log)
@@ -50,10 +51,13 @@ final class WindowsServerProcess {
         do {
             result = try await body(server)
         } catch {
-            _ = try? await server.stop()
+            _ = await server.stop()
             throw error
         }
-        try await server.stop()
+        // Shut down idle, so that SIGTERM does not meet the work closed windows left behind.
+        await server.waitUntilIdle()
+        problems += server.errorLines()
+        if let problem = await server.stop() { problems.append(problem) }
         return result
     }
 
@@ -82,7 +86,7 @@ final class WindowsServerProcess {
         while await WindowsPOSIX.httpStatus(port: port, path: "/", timeout: .seconds(2)) != 200 {
             guard process.isRunning else { throw WindowsBenchmarkError.server("exited with status \(process.terminationStatus):\n\(logTail())") }
             guard ContinuousClock.now < deadline else {
-                _ = try? await stop()
+                _ = await stop()
                 throw WindowsBenchmarkError.timedOut("the server to answer GET / on port \(port)")
             }
             try await Task.sleep(for: .milliseconds(50))
@@ -112,24 +116,48 @@ final class WindowsServerProcess {
         return .milliseconds((user + system) * 1_000 / ticksPerSecond)
     }
 
-    /// Sends SIGTERM and waits for the server to exit, killing it if it takes over 20 seconds.
+    /// Waits until the server has used under a tenth of a core for half a second, up to `timeout`.
     ///
-    /// - Throws: if it had to be killed, or exited with an error.
-    func stop() async throws {
-        guard process.isRunning else { return }
+    /// Every closed window's scene saves its session, one SQLite commit after another, so the
+    /// server stays busy for a while after many windows close; the next measurement must not
+    /// start before it is done.
+    ///
+    /// - Returns: how long it took.
+    @discardableResult
+    func waitUntilIdle(timeout: Duration = .seconds(120)) async -> Duration {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var quietSamples = 0
+        var previous = Self.cpuTime(pid: pid)
+        while quietSamples < 2, start.duration(to: clock.now) < timeout {
+            try? await Task.sleep(for: .milliseconds(250))
+            let current = Self.cpuTime(pid: pid)
+            // /proc counts CPU time in 10 ms ticks, so 25 ms per 250 ms is about the finest test.
+            if let current, let previous, current - previous <= .milliseconds(25) { quietSamples += 1 } else { quietSamples = 0 }
+            previous = current
+        }
+        return start.duration(to: clock.now)
+    }
+
+    /// Sends SIGTERM and waits for the server to exit, killing it if it takes over a minute.
+    ///
+    /// - Returns: what went wrong, if it had to be killed or exited with an error.
+    func stop() async -> String? {
+        guard process.isRunning else { return nil }
         process.terminate()
-        let deadline = ContinuousClock.now.advanced(by: .seconds(20))
+        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
         while process.isRunning, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
         guard !process.isRunning else {
             kill(pid, SIGKILL)
             while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
-            throw WindowsBenchmarkError.server("did not stop within 20 s of SIGTERM and was killed")
+            return "The server did not stop within 60 s of SIGTERM and was killed. Its log ended:\n\(logTail())"
         }
         guard process.terminationStatus == 0 else {
-            throw WindowsBenchmarkError.server("exited with status \(process.terminationStatus) after SIGTERM:\n\(logTail())")
+            return "The server exited with status \(process.terminationStatus) after SIGTERM. Its log ended:\n\(logTail())"
         }
+        return nil
     }
 
     /// The last lines the server wrote, to say why it failed.
