@@ -54,6 +54,8 @@ public final class NavigationController {
         self.window = window
         for screen in screens {
             screen.window = window
+            // Screens loaded before the stack joined the window: what they show is as of these.
+            for (app, sequence) in screen.appliedSequences { window.noteSequence(sequence, for: app) }
         }
     }
 

@@ -95,10 +95,12 @@ public final class SceneWindow {
         ] + tabs.map { .set(id: tabNodeID($0.id), props: ["selected": .bool($0.id == id)]) })
     }
 
-    /// Sets a tab's badge, or removes it with `nil`.
+    /// Sets a tab's badge, or removes it with `nil`. A window with one tab shows no tab bar, so
+    /// the badge is kept but not shown.
     public func setBadge(_ badge: String?, forTab id: String) {
         guard let index = tabs.firstIndex(where: { $0.id == id }), tabs[index].badge != badge else { return }
         tabs[index].badge = badge
+        guard tabs.count > 1 else { return }
         send([.set(id: tabNodeID(id), props: ["badge": badge.map(ViewValue.string) ?? .null])])
     }
 
@@ -121,7 +123,13 @@ public final class SceneWindow {
     // MARK: - Overlays
 
     /// Presents an alert or confirmation; its handler runs with the name of the button chosen.
+    /// An alert with the id of one showing replaces it (a double tap presents one alert).
     public func present(_ alert: Alert) {
+        if let index = alerts.firstIndex(where: { $0.id == alert.id }) {
+            alerts[index] = alert
+            send([.replace(id: alert.id, node: alert.makeNode(), transition: nil)])
+            return
+        }
         alerts.append(alert)
         send([.insert(parent: NodeID.overlay, index: alerts.count - 1, node: alert.makeNode())])
     }
@@ -196,9 +204,11 @@ public final class SceneWindow {
         } else if let tab = tabs.first(where: { tabNodeID($0.id) == action.node }), action.name == "select" {
             selectTab(tab.id)
         } else if let index = alerts.firstIndex(where: { $0.id == action.node }) {
+            guard alerts[index].buttons.contains(where: { $0.name == action.name }) else {
+                throw ScreenError.unknownAction(node: action.node, name: action.name)
+            }
             let alert = alerts.remove(at: index)
             send([.remove(id: alert.id)])
-            guard alert.buttons.contains(where: { $0.name == action.name }) else { return }
             await alert.handler(action.name)
         } else if let index = notices.firstIndex(where: { $0.id == action.node }), action.name == "dismiss" {
             notices.remove(at: index)

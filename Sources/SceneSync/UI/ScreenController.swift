@@ -20,6 +20,9 @@ open class ScreenController {
     /// The bar buttons shown in the navigation bar.
     public private(set) var barButtons: [ViewNode] = []
     var isLoaded = false
+    /// The last sequence number the screen applied, per app, for the window to note when the
+    /// screen joins it after loading.
+    var appliedSequences: [String: UInt64] = [:]
     private var tasks: [Task<Void, Never>] = []
 
     /// Creates a screen for `route`.
@@ -87,12 +90,12 @@ open class ScreenController {
         _ handler: @escaping @MainActor (EventEnvelope<State.Event>) -> Void
     ) {
         let app = controller.app
-        window?.noteSequence(snapshot, for: app)
+        noteApplied(snapshot, for: app)
         tasks.append(Task { @MainActor [weak self] in
             do {
                 for try await envelope in controller.events(after: snapshot) {
                     guard let self else { return }
-                    self.window?.noteSequence(envelope.sequence, for: app)
+                    self.noteApplied(envelope.sequence, for: app)
                     handler(envelope)
                 }
             } catch {
@@ -117,6 +120,11 @@ open class ScreenController {
     /// Forgets the unsaved text of `field`.
     public func clearDraft(for field: String) async {
         try? await window?.scene?.drafts.remove(draftKey(field))
+    }
+
+    private func noteApplied(_ sequence: UInt64, for app: String) {
+        appliedSequences[app] = max(appliedSequences[app] ?? 0, sequence)
+        window?.noteSequence(sequence, for: app)
     }
 
     func draftKey(_ field: String) -> String { "\(route)#\(field)" }
