@@ -66,6 +66,19 @@ struct SceneWindowTests {
         #expect(window.patchFailures.isEmpty)
     }
 
+    @Test func selectingTheShownTabAgainGoesBackToItsFirstScreen() async throws {
+        let (host, _) = try await launch(try SQLiteStorage.inMemory())
+        let window = try await host.openWindow()
+        try await host.perform("select", on: MenuScreen.row("Drinks"), in: window)
+        #expect(window.title == "Drinks")
+
+        try await host.perform("select", on: tab(TabID.menu), in: window)
+        #expect(window.title == "Menu")
+        #expect(window.rowTitles == ["Drinks", "Starters"])
+        #expect(selectedTabs(window) == [TabID.menu])
+        #expect(renders(window) == 1)
+    }
+
     @Test func theRestorationActivityHoldsTheSelectedTabAndEveryStack() async throws {
         let (host, _) = try await launch(try SQLiteStorage.inMemory())
         let window = try await host.openWindow()

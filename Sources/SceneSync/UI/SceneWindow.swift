@@ -202,7 +202,8 @@ public final class SceneWindow {
         if action.node == NodeID.navigationBar, action.name == "back" {
             guard navigation?.pop() != nil else { throw ScreenError.unknownAction(node: action.node, name: action.name) }
         } else if let tab = tabs.first(where: { tabNodeID($0.id) == action.node }), action.name == "select" {
-            selectTab(tab.id)
+            // As on iPad: the tab shown, selected again, goes back to its first screen.
+            if tab.id == selectedTabID { tab.navigation.popToRoot() } else { selectTab(tab.id) }
         } else if let index = alerts.firstIndex(where: { $0.id == action.node }) {
             guard alerts[index].buttons.contains(where: { $0.name == action.name }) else {
                 throw ScreenError.unknownAction(node: action.node, name: action.name)

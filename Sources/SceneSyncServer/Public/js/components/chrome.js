@@ -92,9 +92,8 @@ export const tab = {
     const badgeId = uid("badge");
     const badge = h("span", { class: "ss-badge", id: badgeId, hidden: true });
     const el = h("button", { type: "button", class: "ss-tab", role: "tab" }, label, badge);
-    el.addEventListener("click", () => {
-      if (el.getAttribute("aria-selected") !== "true") context.send(id, ACTION.select);
-    });
+    // The shown tab, selected again, goes back to its first screen: the server decides.
+    el.addEventListener("click", () => context.send(id, ACTION.select));
     el._ss = { label, badge, badgeId };
     return el;
   },
