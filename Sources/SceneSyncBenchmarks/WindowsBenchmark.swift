@@ -44,6 +44,9 @@ struct WindowsBenchmark: AsyncParsableCommand {
     @Option(help: "Microseconds between looks at the windows while a round is under way.")
     var pollMicroseconds = 100
 
+    @Flag(inversion: .prefixedNo, help: "Measure fan-out with WindowClient windows, which decode and apply every patch.")
+    var clientWindows = true
+
     @Flag(inversion: .prefixedNo, help: "Also measure fan-out with raw-socket windows, which decode nothing.")
     var rawWindows = true
 
@@ -81,7 +84,7 @@ struct WindowsBenchmark: AsyncParsableCommand {
         let settings = WindowsSettings(
             windowCounts: windows.counts, rounds: rounds, largeRounds: largeRounds, largeThreshold: largeThreshold,
             warmup: warmup, interval: .milliseconds(intervalMs), pollInterval: .microseconds(pollMicroseconds),
-            rawWindows: rawWindows, connectBatch: connectBatch, memoryWindows: memoryWindows, listSizes: listSizes.counts, seedWriters: seedWriters,
+            clientWindows: clientWindows, rawWindows: rawWindows, connectBatch: connectBatch, memoryWindows: memoryWindows, listSizes: listSizes.counts, seedWriters: seedWriters,
             settle: .milliseconds(Int(settleSeconds * 1_000)), server: server, parent: scratchParent)
         let results = try await WindowsRun(settings: settings, logger: logger).run()
         let report = WindowsReport(context: context, results: results)
@@ -104,6 +107,7 @@ struct WindowsSettings: Sendable {
     let warmup: Int
     let interval: Duration
     let pollInterval: Duration
+    let clientWindows: Bool
     let rawWindows: Bool
     let connectBatch: Int
     let memoryWindows: Int

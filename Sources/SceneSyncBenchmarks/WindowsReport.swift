@@ -19,7 +19,9 @@ struct WindowsReport: Sendable {
         let labelWidth = contextLines.map(\.0.count).max() ?? 0
         lines += contextLines.map { "  " + $0.0.padding(toLength: labelWidth, withPad: " ", startingAt: 0) + "  " + $0.1 }
         lines += ["", "Fan-out latency: window 0 taps Add; time until the patch has reached every window (round) or each window (per-window)"]
-        lines += ["", "  WindowClient windows:"] + Self.table(Self.fanOutHeaders, Self.fanOutRows(results.fanOut))
+        if !results.fanOut.isEmpty {
+            lines += ["", "  WindowClient windows:"] + Self.table(Self.fanOutHeaders, Self.fanOutRows(results.fanOut))
+        }
         if !results.rawFanOut.isEmpty {
             lines += ["", "  Raw windows (\(Self.rawDescription)):"] + Self.table(Self.fanOutHeaders, Self.fanOutRows(results.rawFanOut))
         }
@@ -41,7 +43,9 @@ struct WindowsReport: Sendable {
         var lines = ["## Windows: fan-out, patch bytes, memory", ""]
         lines += contextLines.map { "- **\($0.0)**: \($0.1)" }
         lines += ["", "### Fan-out latency", "", "Window 0 taps Add; time until the patch has reached every window (round) or each window (per-window).", ""]
-        lines += ["WindowClient windows:", ""] + Self.markdownTable(Self.fanOutHeaders, Self.fanOutRows(results.fanOut))
+        if !results.fanOut.isEmpty {
+            lines += ["WindowClient windows:", ""] + Self.markdownTable(Self.fanOutHeaders, Self.fanOutRows(results.fanOut))
+        }
         if !results.rawFanOut.isEmpty {
             lines += ["", "Raw windows (\(Self.rawDescription)):", ""] + Self.markdownTable(Self.fanOutHeaders, Self.fanOutRows(results.rawFanOut))
         }
@@ -56,8 +60,9 @@ struct WindowsReport: Sendable {
 
     private var contextLines: [(String, String)] {
         let settings = results.settings
-        let raw = results.rawFanOut.isEmpty ? "" : ", then raw windows on a thread of their own"
-        let clients: String = "this process: WindowClient windows on its main actor\(raw); open-file limit \(results.fileLimit)"
+        let kinds = (results.fanOut.isEmpty ? [] : ["WindowClient windows on its main actor"])
+            + (results.rawFanOut.isEmpty ? [] : ["raw windows on a thread of their own"])
+        let clients: String = "this process: \(kinds.joined(separator: ", then ")); open-file limit \(results.fileLimit)"
         let spacing: String = "at least \(settings.interval.milliseconds) ms apart; WindowClient windows looked at every \(settings.pollInterval.milliseconds) ms"
         let rounds: String = "\(settings.warmup) untimed, then \(settings.rounds) (\(settings.largeRounds) above \(settings.largeThreshold) windows), \(spacing)"
         let machine: [(String, String)] = context.lines.filter { $0.0 != "Databases in" }
@@ -140,7 +145,7 @@ struct WindowsReport: Sendable {
 
     private var noteLines: [String] {
         var lines: [String] = []
-        if let patch = results.patches.first, let cost = patch.clientApplyCost {
+        if let patch = results.patches.first, let cost = patch.clientApplyCost, !results.fanOut.isEmpty {
             let windows = results.fanOut.map(\.windows).max() ?? 0
             lines.append("Client share: decoding the Add patch and applying it to a window's view of \(Report.grouped(Double(patch.items))) rows took "
                 + String(format: "%.1f µs here. ", cost.milliseconds * 1_000)

@@ -103,19 +103,21 @@ struct WindowsRun {
             closeTime: closing.duration(to: clock.now))
     }
 
-    /// Each window count with `WindowClient` windows, then with raw windows.
+    /// Each window count with `WindowClient` windows, then with raw windows (each if asked for).
     private func measureFanOut(_ server: WindowsServerProcess) async throws -> ([WindowsFanOutResult], [WindowsFanOutResult]) {
         var results: [WindowsFanOutResult] = []
         var rawResults: [WindowsFanOutResult] = []
         for count in settings.windowCounts {
             let rounds = count > settings.largeThreshold ? settings.largeRounds : settings.rounds
             let windows = "\(count) window\(count == 1 ? "" : "s"), \(settings.warmup) + \(rounds) rounds"
-            progress("Fan-out: \(windows), WindowClient")
-            let fanOut = WindowsFanOut(
-                port: server.port, serverPID: server.pid, rounds: rounds, warmup: settings.warmup, interval: settings.interval,
-                pollInterval: settings.pollInterval, connectBatch: settings.connectBatch)
-            results.append(try await fanOut.run(windows: count))
-            await server.waitUntilIdle()
+            if settings.clientWindows {
+                progress("Fan-out: \(windows), WindowClient")
+                let fanOut = WindowsFanOut(
+                    port: server.port, serverPID: server.pid, rounds: rounds, warmup: settings.warmup, interval: settings.interval,
+                    pollInterval: settings.pollInterval, connectBatch: settings.connectBatch)
+                results.append(try await fanOut.run(windows: count))
+                await server.waitUntilIdle()
+            }
             guard settings.rawWindows else { continue }
             progress("Fan-out: \(windows), raw windows")
             let raw = WindowsRawFanOut(
