@@ -15,7 +15,7 @@ struct BenchmarkCommand: AsyncParsableCommand {
             deleted afterwards. Progress goes to standard error, results to standard output.
             `scenesync-bench windows` measures browser windows against a real server instead.
             """,
-        subcommands: [WindowsBenchmark.self])
+        subcommands: [WindowsBenchmark.self, EncodingBenchmark.self])
 
     @Option(help: "Intents per configuration with several writers, and for raw batched inserts.")
     var intents = 20_000

@@ -70,7 +70,7 @@ final class WindowConnection: WindowOutlet {
 
     func send(_ message: ServerMessage) {
         guard phase != .closed else { return }
-        let text = String(decoding: WindowProtocol.encode(message), as: UTF8.self)
+        let text = WindowProtocol.encodeText(message)
         if case .dropped = outbound.yield(text) {
             logger.warning("Window is not reading; disconnecting it so that it reconnects and redraws")
             close(.overflow)

@@ -271,6 +271,25 @@ struct SceneWindowTests {
         #expect(window.view?.nodes(of: .notice).isEmpty == true)
     }
 
+    @Test func aConfirmedActionTheModelRefusesIsTheAnswerToTheChoice() async throws {
+        let storage = InstrumentedStorage(try SQLiteStorage.inMemory())
+        let (host, order) = try await launch(storage)
+        let window = try await host.openWindow()
+        try await order.append("Soup")
+        try await host.perform("select", on: tab(TabID.order), in: window)
+        try await host.waitUntil("the ordered dish") { window.rowTitles == ["Soup"] }
+
+        try await host.tap(Order.send, in: window)
+        storage.failNextCommits(1)
+        await #expect(throws: ModelControllerError.self) {
+            try await host.perform("send", on: Order.sendAlert, in: window)
+        }
+        #expect(window.node(Order.sendAlert) == nil)
+        #expect(await order.state.lines == ["Soup"])
+        #expect(window.rowTitles == ["Soup"])
+        #expect(badge(window) == "1")
+    }
+
     @Test func anAlertAndADestructiveConfirmation() async throws {
         let (host, order, window) = try await orderWindow([])
 

@@ -26,11 +26,12 @@ public struct Alert {
     public let message: String?
     /// The buttons, in order.
     public let buttons: [Button]
-    /// Runs with the chosen button's name.
-    public let handler: @MainActor (String) async -> Void
+    /// Runs with the chosen button's name. What it throws (a confirmed action the model
+    /// refused, say) is the answer to the window's choice, which shows it.
+    public let handler: @MainActor (String) async throws -> Void
 
     /// Creates an alert.
-    public init(id: String, title: String, message: String? = nil, buttons: [Button], handler: @escaping @MainActor (String) async -> Void) {
+    public init(id: String, title: String, message: String? = nil, buttons: [Button], handler: @escaping @MainActor (String) async throws -> Void) {
         self.id = id
         self.title = title
         self.message = message

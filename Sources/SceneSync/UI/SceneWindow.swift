@@ -210,7 +210,7 @@ public final class SceneWindow {
             }
             let alert = alerts.remove(at: index)
             send([.remove(id: alert.id)])
-            await alert.handler(action.name)
+            try await alert.handler(action.name)
         } else if let index = notices.firstIndex(where: { $0.id == action.node }), action.name == "dismiss" {
             notices.remove(at: index)
             send([.remove(id: action.node)])

@@ -57,17 +57,27 @@ public enum WindowProtocol {
         }
     }
 
-    /// Encodes a message for a window.
+    /// Encodes a message for a window: the JSON text `JSONEncoder` gives for it with sorted keys,
+    /// written directly.
     public static func encode(_ message: ServerMessage) -> Data {
-        // Every server message is made of strings, numbers and view values, which always encode.
-        (try? encoder.encode(message)) ?? Data(#"{"type":"error","v":1,"code":"internal","message":"unencodable"}"#.utf8)
+        Data(encodedBytes(message))
     }
 
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return encoder
-    }()
+    /// Encodes a message for a window as text, ready for a WebSocket text frame.
+    public static func encodeText(_ message: ServerMessage) -> String {
+        String(decoding: encodedBytes(message), as: UTF8.self)
+    }
+
+    private static func encodedBytes(_ message: ServerMessage) -> [UInt8] {
+        var writer = MessageJSONWriter()
+        do {
+            try writer.write(message)
+            return writer.bytes
+        } catch {
+            // A view value that is not a finite number; everything else always encodes.
+            return Array(#"{"code":"internal","message":"unencodable","type":"error","v":1}"#.utf8)
+        }
+    }
 }
 
 /// A message from a window.

@@ -205,7 +205,7 @@ final class OrderScreen: ScreenController {
             guard let self else { return }
             choices.append("\(id):\(choice)")
             if choice == "send" || choice == "clear" {
-                _ = try? await order.perform(origin: window?.scene?.session.id) { _ in [.cleared] }
+                _ = try await order.perform(origin: window?.scene?.session.id) { _ in [.cleared] }
             }
         })
     }
