@@ -13,7 +13,8 @@ struct BenchmarkCommand: AsyncParsableCommand {
         discussion: """
             Every configuration gets a fresh on-disk database in its own temporary directory, \
             deleted afterwards. Progress goes to standard error, results to standard output.
-            `scenesync-bench windows` measures browser windows against a real server instead.
+            `scenesync-bench windows` measures browser windows against a real server instead, and \
+            `scenesync-bench encoding` what encoding one message for a window costs.
             """,
         subcommands: [WindowsBenchmark.self, EncodingBenchmark.self])
 

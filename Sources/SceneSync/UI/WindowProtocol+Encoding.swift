@@ -4,7 +4,8 @@
 /// bytes, `/` escaped as `\/`, control characters as `\b`, `\f`, `\n`, `\r`, `\t` or `\u00XX`,
 /// everything else as UTF-8), so the renderer reads exactly what it read before, at a fraction of
 /// the cost: no boxing of every value, no dictionaries of keys, no runtime type checks. Every
-/// window of a scene receives a patch this way each time a model changes.
+/// connected window is sent a patch each time a model it shows changes, so this is on the path
+/// of every change.
 struct MessageJSONWriter {
     /// A number JSON cannot carry (infinity or NaN).
     struct InvalidNumber: Error {}
