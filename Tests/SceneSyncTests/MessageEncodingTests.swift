@@ -128,7 +128,7 @@ private struct SeededRandom: RandomNumberGenerator {
 
     mutating func double() -> Double {
         switch Int.random(in: 0..<4, using: &self) {
-        case 0: [0.0, -0.0, 1.0, 0.1, 100.0, 1e16, 1e21, 1.5e-7, 5e-324, 1.7976931348623157e308, 123_456_789.125, -2.5]
+        case 0: [0.0, -0.0, 1.0, 0.1, 100.0, 1e16, 1e21, 1.5e-7, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 123_456_789.125, -2.5]
             .randomElement(using: &self)!
         case 1: Double(Int.random(in: -1_000_000...1_000_000, using: &self))
         case 2: Double.random(in: -1e6...1e6, using: &self)
