@@ -4,7 +4,7 @@ import Foundation
 extension SceneWindow {
     /// What a window showed when its connection went away: the tree, the sequence numbers it had
     /// been sent, and its route. Saved with the scene so a reconnect can be patched, not redrawn.
-    struct ResumePoint: Codable {
+    struct ResumePoint: Decodable {
         var root: ViewNode
         var seq: [String: UInt64]
         var route: String
@@ -18,7 +18,11 @@ extension SceneWindow {
     func persistResumePoint() async {
         captureResumePoint()
         guard let scene else { return }
-        if let departed, let data = try? JSONEncoder().encode(departed), data.count <= Self.resumePointLimit {
+        // Written as the `render` message it amounts to, by the protocol's fast writer: when many
+        // windows close at once this runs for each. `ResumePoint` reads it back (its keys plus
+        // `type` and `v`).
+        if let departed, case let data = WindowProtocol.encode(.render(root: departed.root, seq: departed.seq, route: departed.route)),
+           data.count <= Self.resumePointLimit {
             try? await scene.drafts.setData(data, for: Self.resumePointKey, limit: Self.resumePointLimit)
         } else {
             try? await scene.drafts.remove(Self.resumePointKey)
