@@ -27,7 +27,7 @@ struct BenchmarkCommand: AsyncParsableCommand {
     var serialIntents = 5_000
 
     @Option(help: "Concurrent writer counts, comma-separated.")
-    var writers = WriterCounts([1, 8, 64])
+    var writers = CountList([1, 8, 64])
 
     @Option(help: "Items created before timing starts; writers update them in rotation.")
     var items = 1_000
@@ -82,8 +82,8 @@ struct BenchmarkCommand: AsyncParsableCommand {
     }
 }
 
-/// A comma-separated list of writer counts, such as `1,8,64`.
-struct WriterCounts: ExpressibleByArgument, Sendable {
+/// A comma-separated list of positive counts, such as `1,8,64`: writers, windows, list sizes.
+struct CountList: ExpressibleByArgument, Sendable {
     let counts: [Int]
 
     init(_ counts: [Int]) {

@@ -22,7 +22,7 @@ struct WindowsBenchmark: AsyncParsableCommand {
     @ParentCommand var parent: BenchmarkCommand
 
     @Option(help: "Window counts for fan-out latency, comma-separated.")
-    var windows = WindowsCounts([1, 10, 100, 1_000])
+    var windows = CountList([1, 10, 100, 1_000])
 
     @Option(help: "Timed rounds per window count up to --large-threshold.")
     var rounds = 200
@@ -57,7 +57,7 @@ struct WindowsBenchmark: AsyncParsableCommand {
     var memoryWindows = 1_000
 
     @Option(help: "List sizes for patch bytes, comma-separated; the first also serves memory and fan-out.")
-    var listSizes = WindowsCounts([100, 10_000])
+    var listSizes = CountList([100, 10_000])
 
     @Option(help: "Concurrent writers seeding the list before the server starts.")
     var seedWriters = 50
@@ -116,23 +116,4 @@ struct WindowsSettings: Sendable {
     let settle: Duration
     let server: String?
     let parent: URL
-}
-
-/// A comma-separated list of positive counts, such as `1,10,100,1000`.
-struct WindowsCounts: ExpressibleByArgument, Sendable {
-    let counts: [Int]
-
-    init(_ counts: [Int]) {
-        self.counts = counts
-    }
-
-    init?(argument: String) {
-        let counts = argument.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-        guard !counts.isEmpty, counts.allSatisfy({ ($0 ?? 0) > 0 }) else { return nil }
-        self.counts = counts.compactMap { $0 }
-    }
-
-    var defaultValueDescription: String {
-        counts.map(String.init).joined(separator: ",")
-    }
 }

@@ -30,7 +30,7 @@ struct WindowsPatchResult: Sendable {
     var sequence: UInt64? { Self.decodedPatch(patchText)?.sequence }
 
     private static func decodedPatch(_ text: String) -> (footer: String?, sequence: UInt64?)? {
-        guard case let .patch(ops, seq)? = try? JSONDecoder().decode(ReceivedMessage.self, from: Data(text.utf8)) else { return nil }
+        guard case let .patch(ops, seq)? = try? JSONDecoder().decode(ServerMessage.self, from: Data(text.utf8)) else { return nil }
         let footer = ops.lazy.compactMap { op -> String? in
             guard case let .set(id, props) = op, id == ItemsScreen.NodeID.section else { return nil }
             return props["footer"]?.string
@@ -91,13 +91,13 @@ struct WindowsPatchSize {
     /// view of the list, which each window in the fan-out does in turn on this process's main actor.
     private static func applyCost(render: [UInt8], insert: [UInt8], repetitions: Int = 1_000) -> Duration? {
         let decoder = JSONDecoder()
-        guard case let .render(root, _, _)? = try? decoder.decode(ReceivedMessage.self, from: Data(render)) else { return nil }
+        guard case let .render(root, _, _)? = try? decoder.decode(ServerMessage.self, from: Data(render)) else { return nil }
         let view = ViewTree(root)
         let text = String(decoding: insert, as: UTF8.self)
         let clock = ContinuousClock()
         let start = clock.now
         for _ in 0..<repetitions {
-            guard case let .patch(ops, _)? = try? decoder.decode(ReceivedMessage.self, from: Data(text.utf8)) else { return nil }
+            guard case let .patch(ops, _)? = try? decoder.decode(ServerMessage.self, from: Data(text.utf8)) else { return nil }
             var copy = view
             guard (try? copy.apply(ops)) != nil else { return nil }
         }

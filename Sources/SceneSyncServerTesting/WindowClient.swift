@@ -37,7 +37,7 @@ public final class WindowClient {
     /// How `Origin` was sent.
     public let origin: Origin
     /// Every message received, in order.
-    public private(set) var messages: [ReceivedMessage] = []
+    public private(set) var messages: [ServerMessage] = []
     /// What the window shows: the last render with every patch since applied.
     public private(set) var view: ViewTree?
     /// The session the server welcomed the window to.
@@ -106,7 +106,7 @@ public final class WindowClient {
     ///   the socket closed without one.
     @discardableResult
     public func next(_ what: String = "a message", timeout: Duration = .seconds(10),
-                     where predicate: (ReceivedMessage) -> Bool = { _ in true }) async throws -> ReceivedMessage {
+                     where predicate: (ServerMessage) -> Bool = { _ in true }) async throws -> ServerMessage {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while true {
             if let index = messages[consumed...].firstIndex(where: predicate) {
@@ -121,7 +121,7 @@ public final class WindowClient {
 
     /// Waits for the next message of `type`.
     @discardableResult
-    public func next(_ type: WindowProtocol.MessageType, timeout: Duration = .seconds(10)) async throws -> ReceivedMessage {
+    public func next(_ type: WindowProtocol.MessageType, timeout: Duration = .seconds(10)) async throws -> ServerMessage {
         try await next("a \(type) message", timeout: timeout) { $0.type == type }
     }
 
@@ -165,9 +165,9 @@ public final class WindowClient {
     }
 
     private func receive(_ text: String) {
-        let message: ReceivedMessage
+        let message: ServerMessage
         do {
-            message = try JSONDecoder().decode(ReceivedMessage.self, from: Data(text.utf8))
+            message = try JSONDecoder().decode(ServerMessage.self, from: Data(text.utf8))
         } catch {
             problems.append("Undecodable message \(text): \(error)")
             return

@@ -14,7 +14,7 @@ struct ModelControllerPerformanceShapeTests {
     let logger = Logger(label: "test")
 
     @Test func intentsAreCheckedWhileACommitIsInFlightButAcknowledgedOnlyAfterTheirOwn() async throws {
-        let storage = GatedStorage(try SQLiteStorage.inMemory())
+        let storage = InstrumentedStorage(try SQLiteStorage.inMemory())
         let controller = try await ModelController<Journal>(app: "journal", storage: storage, logger: logger)
         let recorder = EventRecorder(controller.events(after: 0))
         let decided = Mutex<[Int]>([])
@@ -52,7 +52,7 @@ struct ModelControllerPerformanceShapeTests {
     @Test(arguments: StorageKind.allCases)
     func anUnencodableEventKeepsNothingAndFailsWhatWasQueuedWithOrAfterIt(kind: StorageKind) async throws {
         let base = try kind.make()
-        let storage = GatedStorage(base)
+        let storage = InstrumentedStorage(base)
         let controller = try await ModelController<Gauge>(app: "gauge", storage: storage, logger: logger)
         let recorder = EventRecorder(controller.events(after: 0))
         try await controller.perform(origin: nil) { _ in [.read(1)] }
@@ -134,52 +134,4 @@ extension ModelController where State == Gauge {
 
 struct GaugePeek: Error {
     let count: Int
-}
-
-/// Forwards to a real storage, but can hold commits at the door until released.
-final class GatedStorage: SceneSyncStorage {
-    let base: any SceneSyncStorage
-    private let gate = Mutex((held: false, waiting: [CheckedContinuation<Void, Never>](), batchSizes: [Int]()))
-
-    init(_ base: any SceneSyncStorage) { self.base = base }
-
-    var waitingCommits: Int { gate.withLock { $0.waiting.count } }
-    var batchSizes: [Int] { gate.withLock { $0.batchSizes } }
-    func hold() { gate.withLock { $0.held = true } }
-    func release() {
-        let waiting = gate.withLock { gate in
-            gate.held = false
-            defer { gate.waiting = [] }
-            return gate.waiting
-        }
-        for commit in waiting { commit.resume() }
-    }
-
-    func commit(_ batch: CommitBatch) async throws {
-        await withCheckedContinuation { continuation in
-            let held = gate.withLock { gate in
-                if gate.held { gate.waiting.append(continuation) }
-                return gate.held
-            }
-            if !held { continuation.resume() }
-        }
-        gate.withLock { $0.batchSizes.append(batch.events.count) }
-        try await base.commit(batch)
-    }
-
-    func loadModel(app: String) async throws -> StoredModel { try await base.loadModel(app: app) }
-    func events(app: String, after sequence: UInt64, limit: Int) async throws -> [StoredEvent] {
-        try await base.events(app: app, after: sequence, limit: limit)
-    }
-    func saveSession(_ session: SceneSession) async throws { try await base.saveSession(session) }
-    func session(id: SceneSession.ID) async throws -> SceneSession? { try await base.session(id: id) }
-    func allSessions() async throws -> [SceneSession] { try await base.allSessions() }
-    func markSessionsClosed(_ ids: [SceneSession.ID], at date: Date) async throws {
-        try await base.markSessionsClosed(ids, at: date)
-    }
-    func deleteSessions(_ ids: [SceneSession.ID]) async throws { try await base.deleteSessions(ids) }
-    func drafts(session: SceneSession.ID) async throws -> [String: Data] { try await base.drafts(session: session) }
-    func setDraft(_ value: Data?, key: String, session: SceneSession.ID) async throws {
-        try await base.setDraft(value, key: key, session: session)
-    }
 }

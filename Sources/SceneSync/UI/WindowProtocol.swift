@@ -193,7 +193,7 @@ public enum ServerMessage: Equatable, Sendable, Encodable {
     /// Answer to a ping.
     case pong
 
-    private enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey {
         case type, v, session, app, title, root, seq, route, ops, ref, code, message, url, retryAfter
     }
 

@@ -2,26 +2,47 @@ import Foundation
 import SceneSync
 import Synchronization
 
-/// Wraps a real storage to count commits and to make the next commits fail, as a full disk would.
+/// Wraps a real storage to record commits, to make the next commits fail (as a full disk would),
+/// and to hold commits at the door until released.
 final class InstrumentedStorage: SceneSyncStorage {
     let base: any SceneSyncStorage
-    private let state = Mutex((commits: 0, failNext: 0, largestBatch: 0))
+    private let state = Mutex((batchSizes: [Int](), failNext: 0, held: false, waiting: [CheckedContinuation<Void, Never>]()))
 
     init(_ base: any SceneSyncStorage) { self.base = base }
 
-    var commitCount: Int { state.withLock { $0.commits } }
-    var largestBatch: Int { state.withLock { $0.largestBatch } }
+    /// The number of events in each commit that reached the storage, in order.
+    var batchSizes: [Int] { state.withLock { $0.batchSizes } }
+    var commitCount: Int { batchSizes.count }
+    var largestBatch: Int { batchSizes.max() ?? 0 }
+    /// Commits waiting at the door while held.
+    var waitingCommits: Int { state.withLock { $0.waiting.count } }
+
     func failNextCommits(_ count: Int) { state.withLock { $0.failNext = count } }
+    func hold() { state.withLock { $0.held = true } }
+    func release() {
+        let waiting = state.withLock { state in
+            state.held = false
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for commit in waiting { commit.resume() }
+    }
 
     struct InjectedFailure: Error, CustomStringConvertible {
         var description: String { "disk full" }
     }
 
     func commit(_ batch: CommitBatch) async throws {
+        await withCheckedContinuation { continuation in
+            let held = state.withLock { state in
+                if state.held { state.waiting.append(continuation) }
+                return state.held
+            }
+            if !held { continuation.resume() }
+        }
         let fail = state.withLock { state in
             if state.failNext > 0 { state.failNext -= 1; return true }
-            state.commits += 1
-            state.largestBatch = max(state.largestBatch, batch.events.count)
+            state.batchSizes.append(batch.events.count)
             return false
         }
         if fail { throw InjectedFailure() }

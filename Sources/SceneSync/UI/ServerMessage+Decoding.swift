@@ -1,27 +1,5 @@
-public import SceneSync
-
-/// A message a window received from the server: the decoding mirror of ``SceneSync/ServerMessage``,
-/// which the server only encodes.
-public enum ReceivedMessage: Equatable, Sendable, Decodable {
-    /// The window is connected to `session` of `app`.
-    case welcome(session: String, app: String, title: String)
-    /// The whole window, drawn afresh.
-    case render(root: ViewNode, seq: [String: UInt64], route: String)
-    /// Changes to the window.
-    case patch(ops: [Patch], seq: [String: UInt64])
-    /// The window was resumed without a redraw.
-    case resumed(seq: [String: UInt64])
-    /// The action `ref` was handled.
-    case ack(ref: Int)
-    /// Something the window sent was refused.
-    case error(ref: Int?, code: String, message: String)
-    /// Open a new window at `url`.
-    case open(url: String)
-    /// The server is going away; reconnect after `retryAfter` milliseconds.
-    case shutdown(retryAfter: Int)
-    /// Answer to a ping.
-    case pong
-
+/// Reading a server message back, as a window (or a test client standing in for one) does.
+extension ServerMessage: Decodable {
     /// The message's `type`.
     public var type: WindowProtocol.MessageType {
         switch self {
@@ -37,15 +15,8 @@ public enum ReceivedMessage: Equatable, Sendable, Decodable {
         }
     }
 
-    /// The error code, if this is an error.
-    public var errorCode: String? {
-        if case let .error(_, code, _) = self { code } else { nil }
-    }
-
-    private enum CodingKeys: String, CodingKey {
-        case type, v, session, app, title, root, seq, route, ops, ref, code, message, url, retryAfter
-    }
-
+    /// Reads a message of this protocol version; any other version, or a `type` the server does
+    /// not send, is a decoding error.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let version = try container.decode(Int.self, forKey: .v)

@@ -1,0 +1,8 @@
+public import SceneSync
+
+extension ServerMessage {
+    /// The error code, if this is an error.
+    public var errorCode: String? {
+        if case let .error(_, code, _) = self { code } else { nil }
+    }
+}
