@@ -14,6 +14,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "SceneSync", targets: ["SceneSync"]),
+        .library(name: "SceneSyncUI", targets: ["SceneSyncUI"]),
         .library(name: "SceneSyncSQLite", targets: ["SceneSyncSQLite"]),
         .library(name: "SceneSyncTesting", targets: ["SceneSyncTesting"]),
         .library(name: "SceneSyncServer", targets: ["SceneSyncServer"]),
@@ -40,6 +41,13 @@ let package = Package(
             dependencies: [.product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
+        // Windows: screens, navigation, coordinators, the view tree and patches. Foundation and
+        // swift-log only, like the core, so it builds on Apple platforms too.
+        .target(
+            name: "SceneSyncUI",
+            dependencies: ["SceneSync", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         // Persistence on SQLite through GRDB.
         .target(
             name: "SceneSyncSQLite",
@@ -50,21 +58,23 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // A headless scene host and an event recorder for tests.
+        // A headless scene host, an event recorder, and the storage conformance suite.
         .target(
             name: "SceneSyncTesting",
             dependencies: [
                 "SceneSync",
+                "SceneSyncUI",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
-        // The server: every browser window a scene, over one WebSocket each; serves the renderer.
+        // The server: every browser window a scene, over one WebSocket each; the wire protocol's
+        // encoding and decoding; serves the renderer.
         .target(
             name: "SceneSyncServer",
             dependencies: [
                 "SceneSync",
-                "SceneSyncSQLite",
+                "SceneSyncUI",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -81,6 +91,8 @@ let package = Package(
             name: "SceneSyncServerTesting",
             dependencies: [
                 "SceneSync",
+                "SceneSyncUI",
+                "SceneSyncServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -106,7 +118,8 @@ let package = Package(
         .testTarget(
             name: "SceneSyncServerTests",
             dependencies: [
-                "SceneSyncServer", "SceneSyncServerTesting", "SceneSync", "SceneSyncSQLite", "SceneSyncTesting", "LootLogger",
+                "SceneSyncServer", "SceneSyncServerTesting", "SceneSync", "SceneSyncUI", "SceneSyncSQLite", "SceneSyncTesting",
+                "SceneSyncTestSupport", "LootLogger",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -121,7 +134,7 @@ let package = Package(
         // Example app: LootLogger's item store.
         .target(
             name: "LootLogger",
-            dependencies: ["SceneSync"],
+            dependencies: ["SceneSync", "SceneSyncUI"],
             path: "Examples/LootLogger/Sources/LootLogger",
             swiftSettings: swiftSettings
         ),
@@ -129,6 +142,8 @@ let package = Package(
             name: "SceneSyncBenchmarks",
             dependencies: [
                 "SceneSync",
+                "SceneSyncUI",
+                "SceneSyncServer",
                 "SceneSyncSQLite",
                 "SceneSyncServerTesting",
                 "LootLogger",
@@ -148,7 +163,7 @@ let package = Package(
         .testTarget(
             name: "SceneSyncTests",
             dependencies: [
-                "SceneSync", "SceneSyncSQLite", "SceneSyncTesting", "SceneSyncTestSupport",
+                "SceneSync", "SceneSyncUI", "SceneSyncSQLite", "SceneSyncTesting", "SceneSyncTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
@@ -157,7 +172,7 @@ let package = Package(
         .testTarget(
             name: "LootLoggerTests",
             dependencies: [
-                "LootLogger", "SceneSync", "SceneSyncSQLite", "SceneSyncTesting", "SceneSyncTestSupport",
+                "LootLogger", "SceneSync", "SceneSyncUI", "SceneSyncSQLite", "SceneSyncTesting", "SceneSyncTestSupport",
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             path: "Examples/LootLogger/Tests/LootLoggerTests",

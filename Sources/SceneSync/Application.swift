@@ -136,7 +136,7 @@ public final class Application {
     public func disconnect(_ scene: Scene) async {
         try? await inTurn(for: scene) {
             guard scene.activationState != .disconnected, self.connectedScenes[scene.session.id] === scene else { return }
-            await scene.window?.persistResumePoint()
+            await scene.userInterface?.sceneWillDisconnect()
             for transition in scene.lifecycle.path(to: .disconnected) {
                 if transition == .disconnect { try? await self.saveRestorationActivity(for: scene) }
                 try? await self.apply(transition, to: scene)
@@ -204,7 +204,7 @@ public final class Application {
             delegate.scene(scene, willConnectTo: scene.session, options: scene.connectionOptions)
         case .willEnterForeground:
             delegate.sceneWillEnterForeground(scene)
-            scene.window?.sceneDidEnterForeground()
+            scene.userInterface?.sceneWillEnterForeground()
         case .didBecomeActive: delegate.sceneDidBecomeActive(scene)
         case .willResignActive: delegate.sceneWillResignActive(scene)
         case .didEnterBackground:
@@ -239,12 +239,5 @@ public enum ApplicationError: Error, Equatable, Sendable, CustomStringConvertibl
         case .notLaunched: "The application has not launched yet."
         case let .notConnected(id): "Scene \(id) is not connected."
         }
-    }
-}
-
-extension Duration {
-    var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }

@@ -19,7 +19,6 @@ final class Broadcaster<Event: UpdateEvent>: Sendable {
     }
 
     var subscriberCount: Int { state.withLock { $0.subscribers.count } }
-    var lastPublished: UInt64 { state.withLock { $0.lastPublished } }
 
     /// Registers a live subscriber. Its stream carries every envelope published after `startsAfter`,
     /// except the oldest ones dropped when more than `bufferLimit` wait unread.

@@ -2,8 +2,8 @@
 /// tasks that feed its UI.
 ///
 /// ``Application`` creates scenes and moves them through their lifecycle. When a scene
-/// disconnects, its delegate and every task started with ``observe(_:_:)`` are released; its
-/// session and drafts stay.
+/// disconnects, its delegate, its user interface and every task started with ``task(_:)`` are
+/// released; its session and drafts stay.
 @MainActor
 public final class Scene {
     /// The scene's persistent session.
@@ -16,8 +16,9 @@ public final class Scene {
     public let drafts: SceneDrafts
     /// The window's title, for the window's host to show.
     public var title: String?
-    /// The scene's window, set by its delegate when it connects.
-    public internal(set) var window: SceneWindow?
+    /// What draws the scene, such as the UI layer's window; set by the scene's delegate when it
+    /// connects, released when the scene disconnects.
+    public var userInterface: (any SceneUserInterface)?
 
     var lifecycle = SceneLifecycle()
     /// The last lifecycle change started for this scene; the next one waits for it (see
@@ -38,31 +39,6 @@ public final class Scene {
         for task in tasks { task.cancel() }
     }
 
-    /// Delivers every element of `sequence` to `handler` on the main actor until the scene
-    /// disconnects. Capture the scene's objects weakly in `handler`.
-    ///
-    /// ```swift
-    /// scene.observe(store.events(after: snapshot.sequence)) { [weak self] envelope in
-    ///     self?.apply(envelope)
-    /// }
-    /// ```
-    public func observe<Events: AsyncSequence & Sendable>(
-        _ sequence: Events,
-        _ handler: @escaping @MainActor (Events.Element) -> Void,
-        onError: (@MainActor (any Error) -> Void)? = nil
-    ) where Events.Element: Sendable {
-        guard activationState != .disconnected else { return }
-        tasks.append(Task { @MainActor in
-            do {
-                for try await element in sequence {
-                    handler(element)
-                }
-            } catch {
-                if !Task.isCancelled { onError?(error) }
-            }
-        })
-    }
-
     /// Runs `operation` on the main actor as part of the scene: it is cancelled when the scene
     /// disconnects. For set-up work that must wait, such as reading a model's snapshot.
     public func task(_ operation: @escaping @MainActor () async -> Void) {
@@ -77,8 +53,20 @@ public final class Scene {
     func releaseUI() {
         for task in tasks { task.cancel() }
         tasks = []
-        window?.tearDown()
-        window = nil
+        userInterface?.sceneDidReleaseUserInterface()
+        userInterface = nil
         delegate = nil
     }
+}
+
+/// What draws a scene: the core tells it about the lifecycle moments that concern drawing, without
+/// knowing how (or where) the scene is drawn. `SceneSyncUI`'s `SceneWindow` is one.
+@MainActor
+public protocol SceneUserInterface: AnyObject {
+    /// The scene is coming back to the foreground: show what changed while it was hidden.
+    func sceneWillEnterForeground()
+    /// The scene is about to disconnect: keep whatever lets its window come back without a redraw.
+    func sceneWillDisconnect() async
+    /// The scene disconnected: stop every task and let go of the screens.
+    func sceneDidReleaseUserInterface()
 }

@@ -1,12 +1,10 @@
-/// How to set up a connecting scene: its name, role and scene delegate, as `UISceneConfiguration`.
+/// How to set up a connecting scene: its name and scene delegate, as `UISceneConfiguration`.
 ///
 /// The application delegate returns one from
 /// ``ApplicationDelegate/application(_:configurationForConnecting:options:)``.
 public struct SceneConfiguration: Sendable {
     /// The configuration's name, saved on the session so that a reconnecting window gets the same.
     public let name: String
-    /// The role of scenes made from this configuration.
-    public let role: SceneSession.Role
     /// Makes the scene delegate for a connecting scene.
     public let makeDelegate: @MainActor @Sendable () -> any SceneDelegate
 
@@ -17,11 +15,9 @@ public struct SceneConfiguration: Sendable {
     /// ```
     public init(
         name: String,
-        role: SceneSession.Role = .windowApplication,
         makeDelegate: @escaping @MainActor @Sendable () -> any SceneDelegate
     ) {
         self.name = name
-        self.role = role
         self.makeDelegate = makeDelegate
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A small per-scene store for what belongs to one window alone, such as an unsaved draft.
 ///
@@ -46,10 +46,13 @@ public final class SceneDrafts {
     }
 
     /// The raw JSON saved for `key`.
-    func data(for key: String) -> Data? { values[key] }
+    public func data(for key: String) -> Data? { values[key] }
 
-    /// Saves raw JSON under `key` with a limit of the caller's choosing, for SceneSync's own state.
-    func setData(_ data: Data, for key: String, limit: Int) async throws {
+    /// Saves raw JSON under `key` with a limit of the caller's choosing: for what a layer above
+    /// keeps per window, such as the UI layer's resume point, under a key of its own.
+    ///
+    /// - Throws: ``SceneDraftError/tooLarge(key:size:limit:)``, or what the storage throws.
+    public func setData(_ data: Data, for key: String, limit: Int) async throws {
         guard data.count <= limit else { throw SceneDraftError.tooLarge(key: key, size: data.count, limit: limit) }
         try await storage.setDraft(data, key: key, session: session)
         values[key] = data

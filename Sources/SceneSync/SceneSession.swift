@@ -12,8 +12,6 @@ public struct SceneSession: Codable, Equatable, Sendable, Identifiable {
     public let role: Role
     /// The name of the ``SceneConfiguration`` chosen when the session was created.
     public internal(set) var configurationName: String?
-    /// Small string values the app attaches to the session.
-    public var userInfo: [String: String]
     /// What it takes to recreate the window: saved on background, disconnect and request.
     public internal(set) var stateRestorationActivity: SceneActivity?
     /// When the session was created.
@@ -28,7 +26,6 @@ public struct SceneSession: Codable, Equatable, Sendable, Identifiable {
         id: SceneSession.ID = .init(),
         role: Role = .windowApplication,
         configurationName: String? = nil,
-        userInfo: [String: String] = [:],
         stateRestorationActivity: SceneActivity? = nil,
         createdAt: Date = Date(),
         lastSeenAt: Date? = nil,
@@ -37,7 +34,6 @@ public struct SceneSession: Codable, Equatable, Sendable, Identifiable {
         self.id = id
         self.role = role
         self.configurationName = configurationName
-        self.userInfo = userInfo
         self.stateRestorationActivity = stateRestorationActivity
         self.createdAt = createdAt
         self.lastSeenAt = lastSeenAt ?? createdAt

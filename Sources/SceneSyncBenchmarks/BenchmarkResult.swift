@@ -1,4 +1,5 @@
 import SceneSyncSQLite
+import SceneSync
 
 /// What one benchmark configuration measured.
 struct BenchmarkResult: Sendable {
@@ -63,12 +64,9 @@ struct LatencySummary: Sendable {
 }
 
 extension Duration {
-    var seconds: Double {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
-    }
+    var seconds: Double { timeInterval }
 
-    var milliseconds: Double { seconds * 1_000 }
+    var milliseconds: Double { timeInterval * 1_000 }
 }
 
 extension SQLiteStorage.Durability {

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import SceneSync
+import SceneSyncServer
+import SceneSyncUI
 
 /// `scenesync-bench encoding`: what encoding one server message costs, with the hand-written
 /// writer the server uses (`WindowProtocol.encodeText`) and with `JSONEncoder` through the
@@ -81,7 +83,7 @@ struct EncodingBenchmark: ParsableCommand {
         let start = clock.now
         for _ in 0..<iterations { body() }
         let elapsed = start.duration(to: clock.now)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.timeInterval
         return seconds * 1e6 / Double(iterations)
     }
 }

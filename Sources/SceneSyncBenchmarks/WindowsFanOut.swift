@@ -1,6 +1,8 @@
 #if os(Linux)
 import LootLogger
 import SceneSync
+import SceneSyncServer
+import SceneSyncUI
 import SceneSyncServerTesting
 
 /// What one fan-out configuration measured.

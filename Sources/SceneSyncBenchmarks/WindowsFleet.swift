@@ -2,6 +2,8 @@
 import Foundation
 import Glibc
 import SceneSync
+import SceneSyncServer
+import SceneSyncUI
 import SceneSyncServerTesting
 
 /// Many LootLogger windows at once, each a `WindowClient` on its own WebSocket, as many browser

@@ -2,6 +2,8 @@
 import Foundation
 import LootLogger
 import SceneSync
+import SceneSyncServer
+import SceneSyncUI
 import SceneSyncServerTesting
 
 /// What one list size measured: the bytes on the wire of a window's first render and of the patch

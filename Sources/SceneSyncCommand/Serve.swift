@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import LootLogger
+import SceneSync
 import SceneSyncServer
 import SceneSyncSQLite
 import ServiceLifecycle
@@ -42,10 +43,15 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "scenesync")
         logger.logLevel = logLevel.level
+        let folder = URL(fileURLWithPath: dataDirectory, isDirectory: true)
+        let durability = durability.storage
         let server = try SceneSyncServer(
-            configuration: .init(host: host, port: port, dataDirectory: dataDirectory, token: token,
-                                 durability: durability.storage, allowedHosts: allowedHosts, logger: logger),
-            apps: Self.apps)
+            configuration: .init(host: host, port: port, token: token, allowedHosts: allowedHosts, logger: logger),
+            apps: Self.apps
+        ) { app, logger in
+            // Each app keeps its data in a file of its own: <data-dir>/<name>.sqlite.
+            try SQLiteStorage(path: folder.appendingPathComponent("\(app.name).sqlite").path, durability: durability, logger: logger)
+        }
         let group = ServiceGroup(configuration: .init(
             services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await withThrowingDiscardingTaskGroup { tasks in

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 
 /// Who may use the server: requests must name one of its own authorities in `Host` (refusing DNS
@@ -10,12 +11,29 @@ struct AccessPolicy: Sendable {
         case repeatedHost
         case foreignOrigin(String)
         case missingOrigin
+        /// A native client's mutating request whose body is not declared JSON.
+        case notJSON(String?)
+        /// A native client without the access token, on a server that has one.
+        case missingToken
 
-        /// 421 for a request meant for another host, 403 for one from another site.
+        /// 421 for a request meant for another host, 403 for one from another site, 415 for a
+        /// body that is not JSON, 401 without the token.
         var status: HTTPResponse.Status {
             switch self {
             case .foreignHost, .repeatedHost: .misdirectedRequest
             case .foreignOrigin, .missingOrigin: .forbidden
+            case .notJSON: .unsupportedMediaType
+            case .missingToken: .unauthorized
+            }
+        }
+
+        /// A short machine-readable name, for JSON error bodies.
+        var code: String {
+            switch self {
+            case .foreignHost, .repeatedHost: "misdirected"
+            case .foreignOrigin, .missingOrigin: "forbiddenOrigin"
+            case .notJSON: "unsupportedMediaType"
+            case .missingToken: "unauthorized"
             }
         }
 
@@ -25,6 +43,8 @@ struct AccessPolicy: Sendable {
             case .repeatedHost: "more than one Host"
             case let .foreignOrigin(origin): "Origin \(origin.debugDescription) is not this server"
             case .missingOrigin: "no single Origin"
+            case let .notJSON(type): "a request without Origin must send Content-Type application/json, not \(type.map(\.debugDescription) ?? "none")"
+            case .missingToken: "this server needs its access token as Authorization: Bearer"
             }
         }
     }
@@ -75,6 +95,38 @@ struct AccessPolicy: Sendable {
         guard origins.count == 1, let origin = origins.first else { return .missingOrigin }
         guard origin.lowercased() == "http://\(authority)" else { return .foreignOrigin(origin) }
         return nil
+    }
+
+    /// Checks a mutating request (POST, PUT, PATCH, DELETE): `Host` always; then a browser
+    /// page's `Origin`, or, without one, a native client's JSON body; and the bearer token when
+    /// the server has one.
+    func refusal(forMutating request: HTTPRequest, port: Int) -> Refusal? {
+        if let refusal = refusal(for: request, port: port, requireOrigin: false) { return refusal }
+        if !request.headerFields[values: .origin].isEmpty {
+            if let refusal = refusal(for: request, port: port, requireOrigin: true) { return refusal }
+        } else {
+            let type = request.headerFields[.contentType]
+            guard let type, Self.isJSON(type) else { return .notJSON(type) }
+        }
+        // Anyone can write an Origin header outside a browser, so it never stands in for the token.
+        guard token == nil || accepts(token: Self.bearerToken(request)) else { return .missingToken }
+        return nil
+    }
+
+    /// Whether a `Content-Type` is JSON: `application/json`, in any letter case, with or without
+    /// parameters such as `charset`.
+    static func isJSON(_ contentType: String) -> Bool {
+        let mediaType = contentType.split(separator: ";", maxSplits: 1).first ?? ""
+        return mediaType.trimmingCharacters(in: .whitespaces).lowercased() == "application/json"
+    }
+
+    /// The token of an `Authorization: Bearer …` header, if there is exactly one.
+    static func bearerToken(_ request: HTTPRequest) -> String? {
+        let values = request.headerFields[values: .authorization]
+        guard values.count == 1, let value = values.first else { return nil }
+        let parts = value.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return parts[1].trimmingCharacters(in: .whitespaces)
     }
 
     /// Whether `candidate` is the access token (always, when the server has none). The time it

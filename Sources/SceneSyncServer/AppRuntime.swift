@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import SceneSync
-import SceneSyncSQLite
+import SceneSyncUI
 
 /// One hosted app while the server runs: its storage and launched ``SceneSync/Application``, the
 /// windows connected to it, "Open in New Window" requests, and the sessions of windows that said
@@ -18,6 +18,10 @@ final class AppRuntime {
     private var closedWhileShuttingDown: Set<SceneSession.ID> = []
     private var openRequests: OpenRequests
     private var isShuttingDown = false
+    /// Waiting for every connection to close and flush, during a shutdown.
+    private var drainWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The connections open when the shutdown began, which must also flush.
+    private var drainingConnections: [WindowConnection] = []
 
     private init(app: HostedApp, application: Application, settings: WindowConnection.Settings, openRequestLifetime: Duration, logger: Logger) {
         self.app = app
@@ -27,13 +31,14 @@ final class AppRuntime {
         self.logger = logger
     }
 
-    /// Opens the app's database and launches its application: `applicationDidFinishLaunching`
+    /// Opens the app's storage and launches its application: `applicationDidFinishLaunching`
     /// runs, and sessions closed while the server was down are discarded.
-    static func launch(_ app: HostedApp, configuration: SceneSyncServer.Configuration, policy: AccessPolicy) async throws -> AppRuntime {
+    static func launch(
+        _ app: HostedApp, configuration: SceneSyncServer.Configuration, policy: AccessPolicy, storage makeStorage: SceneSyncServer.StorageFactory
+    ) async throws -> AppRuntime {
         var logger = configuration.logger
         logger[metadataKey: "app"] = "\(app.name)"
-        let path = URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("\(app.name).sqlite").path
-        let storage = try SQLiteStorage(path: path, durability: configuration.durability, logger: logger)
+        let storage = try await makeStorage(app, logger)
         let application = Application(delegate: app.makeDelegate(logger), storage: storage, logger: logger)
         try await application.launch()
         let settings = WindowConnection.Settings(
@@ -41,6 +46,11 @@ final class AppRuntime {
             closingGracePeriod: configuration.closingGracePeriod)
         return AppRuntime(app: app, application: application, settings: settings,
                           openRequestLifetime: configuration.openRequestLifetime, logger: logger)
+    }
+
+    /// The app's own routes, assets and services.
+    func makeParts() throws -> HostedApp.Parts {
+        try app.makeParts(HostedApp.LaunchedApp(application: application, logger: logger))
     }
 
     // MARK: - Connections
@@ -58,6 +68,7 @@ final class AppRuntime {
     /// next launch.
     func connectionDidClose(_ connection: WindowConnection) {
         connections[ObjectIdentifier(connection)] = nil
+        resumeDrainWaitersIfDrained()
         guard let session = connection.session, connection.saidClosing else { return }
         if isShuttingDown {
             closedWhileShuttingDown.insert(session)
@@ -87,6 +98,38 @@ final class AppRuntime {
         }
     }
 
+    /// A connection's writer sent everything it was given, or gave up.
+    func connectionDidFlush(_ connection: WindowConnection) {
+        resumeDrainWaitersIfDrained()
+    }
+
+    /// Waits until every connection closed and `open` ones flushed, or `timeout` passed.
+    private func waitUntilDrained(_ open: [WindowConnection], timeout: Duration) async {
+        drainingConnections = open
+        defer { drainingConnections = [] }
+        guard !isDrained else { return }
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            self?.resumeDrainWaiters()
+        }
+        await withCheckedContinuation { drainWaiters.append($0) }
+        timer.cancel()
+    }
+
+    private var isDrained: Bool {
+        connections.isEmpty && drainingConnections.allSatisfy(\.isFlushed)
+    }
+
+    private func resumeDrainWaitersIfDrained() {
+        if isDrained { resumeDrainWaiters() }
+    }
+
+    private func resumeDrainWaiters() {
+        let waiters = drainWaiters
+        drainWaiters = []
+        for waiter in waiters { waiter.resume() }
+    }
+
     // MARK: - Open in New Window
 
     /// Keeps `activity` for the window about to open, and returns the URL that window loads.
@@ -114,11 +157,7 @@ final class AppRuntime {
             connection.shutdown(retryAfter: settings.shutdownRetryAfter)
         }
         await application.disconnectAll()
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: flushTimeout)
-        while !connections.isEmpty || open.contains(where: { !$0.isFlushed }), clock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        await waitUntilDrained(open, timeout: flushTimeout)
         // Windows still connected at the deadline count as closing if they said so.
         var closing = closedWhileShuttingDown.union(pendingDiscards.keys)
         closing.formUnion(connections.values.filter(\.saidClosing).compactMap(\.session))

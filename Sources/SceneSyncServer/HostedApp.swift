@@ -1,17 +1,32 @@
+public import Foundation
+public import Hummingbird
 public import Logging
 public import SceneSync
+public import ServiceLifecycle
 
-/// An app the server hosts: its place in URLs, what the home page says about it, and how to make
-/// its application delegate.
+/// An app the server hosts: its place in URLs, what the home page says about it, how to make its
+/// application delegate, and the parts it brings of its own — HTTP routes, assets and services.
 ///
 /// ```swift
 /// HostedApp(name: "lootlogger", title: "LootLogger", summary: "An inventory of your possessions.") {
 ///     LootLoggerAppDelegate(logger: $0)
 /// }
 /// ```
+///
+/// An app with an API, pictures and a timer adds them once its application has launched:
+///
+/// ```swift
+/// HostedApp(name: "restaurant", title: "Restaurant", summary: "…", makeDelegate: { RestaurantAppDelegate(logger: $0) }) { launched in
+///     let controller = (launched.application.delegate as! RestaurantAppDelegate).controller
+///     return HostedApp.Parts(
+///         routes: { router in router.get("/categories") { _, _ in try await controller.categories() } },
+///         assets: Bundle.module.url(forResource: "Images", withExtension: nil),
+///         services: [KitchenTimer(controller: controller)])
+/// }
+/// ```
 public struct HostedApp: Sendable {
     /// The app's URL segment, such as `"lootlogger"`: the page is at `/<name>`, its WebSocket at
-    /// `/ws/<name>`, and its data in `<dataDirectory>/<name>.sqlite`.
+    /// `/ws/<name>`, its assets under `/<name>/assets/`.
     public let name: String
     /// The app's title, shown on the home page and sent in `welcome`.
     public let title: String
@@ -19,6 +34,8 @@ public struct HostedApp: Sendable {
     public let summary: String
     /// Makes the app's delegate, once, when the server starts.
     public let makeDelegate: @MainActor @Sendable (Logger) -> any ApplicationDelegate
+    /// Makes the app's own parts once its application has launched.
+    public let makeParts: @MainActor @Sendable (LaunchedApp) throws -> Parts
 
     /// Creates a hosted app.
     ///
@@ -28,13 +45,47 @@ public struct HostedApp: Sendable {
         name: String,
         title: String,
         summary: String,
-        makeDelegate: @escaping @MainActor @Sendable (Logger) -> any ApplicationDelegate
+        makeDelegate: @escaping @MainActor @Sendable (Logger) -> any ApplicationDelegate,
+        parts makeParts: @escaping @MainActor @Sendable (LaunchedApp) throws -> Parts = { _ in Parts() }
     ) {
         precondition(Self.isValidName(name), "An app's name is a URL segment of a-z, 0-9 and -, not ws, js or css: \(name)")
         self.name = name
         self.title = title
         self.summary = summary
         self.makeDelegate = makeDelegate
+        self.makeParts = makeParts
+    }
+
+    /// An app's application once it has launched, for its parts to reach its model controllers.
+    @MainActor
+    public struct LaunchedApp {
+        /// The launched application; its delegate holds the app's model controllers.
+        public let application: SceneSync.Application
+        /// The app's logger.
+        public let logger: Logger
+    }
+
+    /// What an app adds to the server beside its windows.
+    public struct Parts: Sendable {
+        /// Adds the app's HTTP routes, at any path it chooses (root paths included). Every route
+        /// is behind the server's access policy: `Host` is checked, and a mutating request must
+        /// come from one of the server's pages or be a JSON request from a native client (see
+        /// ``SceneSyncServer``).
+        public var routes: @Sendable (Router<BasicRequestContext>) -> Void
+        /// A folder served read-only at `/<name>/assets/`, with `ETag`s.
+        public var assets: URL?
+        /// Long-running work of the app, such as a timer, run in the server's service group: they
+        /// start with the server, and are told to shut down gracefully after every window was told
+        /// and before HTTP stops.
+        public var services: [any Service]
+
+        /// Creates an app's parts; every one is optional.
+        public init(routes: @escaping @Sendable (Router<BasicRequestContext>) -> Void = { _ in }, assets: URL? = nil,
+                    services: [any Service] = []) {
+            self.routes = routes
+            self.assets = assets
+            self.services = services
+        }
     }
 
     static let reservedNames: Set<String> = ["ws", "js", "css"]

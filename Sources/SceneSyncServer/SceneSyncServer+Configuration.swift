@@ -1,20 +1,17 @@
 public import Logging
-public import SceneSyncSQLite
 
 extension SceneSyncServer {
-    /// Where the server listens, where it keeps its data, and the limits it applies to windows.
+    /// Where the server listens, who may use it, and the limits it applies to windows. Where apps
+    /// keep their data is not here: the server is given a ``StorageFactory``.
     public struct Configuration: Sendable {
         /// The address to listen on. Anything but loopback (`127.0.0.0/8`, `::1`, `localhost`)
         /// requires a ``token``.
         public var host: String
         /// The port to listen on; 0 picks a free one (see ``SceneSyncServer/waitUntilRunning()``).
         public var port: Int
-        /// The folder holding each app's database, `<name>.sqlite`.
-        public var dataDirectory: String
-        /// The access token every window must send in `hello`, or `nil` for none.
+        /// The access token every window must send in `hello`, and a native client as
+        /// `Authorization: Bearer …`, or `nil` for none.
         public var token: String?
-        /// How hard SQLite works to keep each commit.
-        public var durability: SQLiteStorage.Durability
         /// More host names the server answers to (with its port), such as the machine's name on the
         /// network when it listens on `0.0.0.0`. Requests naming any other host are refused.
         public var allowedHosts: [String]
@@ -44,9 +41,7 @@ extension SceneSyncServer {
         public init(
             host: String = "127.0.0.1",
             port: Int = 8080,
-            dataDirectory: String = "./data",
             token: String? = nil,
-            durability: SQLiteStorage.Durability = .full,
             allowedHosts: [String] = [],
             closingGracePeriod: Duration = .seconds(5),
             shutdownRetryAfter: Int = 500,
@@ -59,9 +54,7 @@ extension SceneSyncServer {
         ) {
             self.host = host
             self.port = port
-            self.dataDirectory = dataDirectory
             self.token = token
-            self.durability = durability
             self.allowedHosts = allowedHosts
             self.closingGracePeriod = closingGracePeriod
             self.shutdownRetryAfter = shutdownRetryAfter

@@ -5,10 +5,18 @@ import Logging
 import NIOCore
 
 extension SceneSyncServer {
-    /// The HTTP routes: the home page, each app's page, and the renderer's files.
-    func makeRouter() -> Router<BasicRequestContext> {
+    /// The HTTP routes: the home page, each app's page, the renderer's files, and each app's own
+    /// routes and assets.
+    func makeRouter(appParts: [(app: HostedApp, parts: HostedApp.Parts)]) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: RequestGuard(server: self))
+        for (app, parts) in appParts {
+            if let assets = parts.assets {
+                router.add(middleware: FileMiddleware(
+                    assets.path, urlBasePath: "/\(app.name)/assets", cacheControl: .init([(MediaType(type: .any), [.noCache])]),
+                    logger: configuration.logger))
+            }
+        }
         router.get("/") { request, _ in
             self.homePage(for: request)
         }
@@ -30,6 +38,7 @@ extension SceneSyncServer {
             }
             return try await self.serve(self.staticFiles.appPage, context: context)
         }
+        for (_, parts) in appParts { parts.routes(router) }
         return router
     }
 
@@ -41,9 +50,16 @@ extension SceneSyncServer {
             query = "token=\(token.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? "")"
         }
         let html = HomePage.html(apps: apps, query: query)
-        return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+        return Response(status: .ok, headers: [
+            .contentType: "text/html; charset=utf-8", .cacheControl: "no-store", Self.contentSecurityPolicy: Self.pagePolicy,
+        ], body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
     }
+
+    static let contentSecurityPolicy = HTTPField.Name("Content-Security-Policy")!
+    /// The pages run no inline script and load everything from the server itself; the
+    /// WebSocket goes to the same host (`'self'` covers `ws:` to it in current browsers).
+    static let pagePolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        + "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
     private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
@@ -51,7 +67,9 @@ extension SceneSyncServer {
         switch lookup {
         case let .file(path, contentType):
             let body = try await FileIO().loadFile(path: path, context: context)
-            return Response(status: .ok, headers: [.contentType: contentType, .cacheControl: "no-cache"], body: body)
+            var headers: HTTPFields = [.contentType: contentType, .cacheControl: "no-cache"]
+            if contentType.hasPrefix("text/html") { headers[Self.contentSecurityPolicy] = Self.pagePolicy }
+            return Response(status: .ok, headers: headers, body: body)
         case .invalid:
             throw HTTPError(.badRequest)
         case .notFound:
@@ -60,8 +78,9 @@ extension SceneSyncServer {
     }
 }
 
-/// Refuses mutating requests (POST, PUT, PATCH, DELETE) that name another host or come from
-/// another site, and adds headers that keep pages out of frames and tokens out of referrers.
+/// Refuses mutating requests (POST, PUT, PATCH, DELETE) that name another host, come from
+/// another site, or come from a native client without JSON (or without the token beyond
+/// loopback); adds headers that keep pages out of frames and tokens out of referrers.
 struct RequestGuard<Context: RequestContext>: RouterMiddleware {
     let server: SceneSyncServer
 
@@ -69,12 +88,15 @@ struct RequestGuard<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if Self.mutatingMethods.contains(request.method),
-           let refusal = server.policy.refusal(for: request.head, port: server.boundPort, requireOrigin: true) {
+           let refusal = server.policy.refusal(forMutating: request.head, port: server.boundPort) {
             server.configuration.logger.notice("Refused a request", metadata: [
                 "method": "\(request.method)", "path": "\(request.uri.path)", "reason": "\(refusal)",
             ])
-            return Response(status: refusal.status, headers: [.contentType: "text/plain; charset=utf-8"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(string: "\(refusal.status.reasonPhrase)\n")))
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            let body = (try? encoder.encode(["error": refusal.code, "reason": refusal.description])) ?? Data()
+            return Response(status: refusal.status, headers: [.contentType: "application/json; charset=utf-8"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
         }
         var response = try await next(request, context)
         response.headers[.xContentTypeOptions] = "nosniff"

@@ -1,29 +1,45 @@
 import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
-import Logging
 import NIOCore
+public import Logging
+public import SceneSync
 public import ServiceLifecycle
 import Synchronization
 
 /// Serves hosted apps to browsers: a home page, each app's page and the renderer's files over HTTP,
-/// and one WebSocket per browser window, each window a scene of its app.
+/// one WebSocket per browser window, each window a scene of its app, and each app's own routes,
+/// assets and services.
 ///
-/// Run it in a `ServiceGroup`. On graceful shutdown every window is told to reconnect shortly, every
-/// scene disconnects (saving its restoration activity), and then the HTTP server stops.
+/// Run it in a `ServiceGroup`. Inside it runs a group of its own: the HTTP server, the apps'
+/// services, and the windows. On graceful shutdown the service group stops them in reverse order:
+/// every window is told to reconnect shortly and every scene disconnects (saving its restoration
+/// activity), then the apps' services stop, then the HTTP server.
 ///
 /// ```swift
-/// let server = try SceneSyncServer(configuration: .init(port: 8080), apps: [lootLogger])
+/// let server = try SceneSyncServer(configuration: .init(port: 8080), apps: [lootLogger]) { app, logger in
+///     try SQLiteStorage(path: "data/\(app.name).sqlite", logger: logger)
+/// }
 /// let group = ServiceGroup(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
 /// try await group.run()
 /// ```
+///
+/// Who may call it: every WebSocket and mutating request must name the server in `Host` (421
+/// otherwise). A browser page's request carries `Origin`, which must be the server itself (403
+/// otherwise). A request without `Origin` is a native client's: its body must be JSON (415
+/// otherwise), and when the server has an access token it must send it as
+/// `Authorization: Bearer …` (401 otherwise).
 public final class SceneSyncServer: Service, Sendable {
+    /// Makes a hosted app's storage when the server starts.
+    public typealias StorageFactory = @Sendable (_ app: HostedApp, _ logger: Logger) async throws -> any SceneSyncStorage
+
     /// How the server was configured.
     public let configuration: Configuration
     /// The apps it hosts, in home-page order.
     public let apps: [HostedApp]
     let policy: AccessPolicy
     let staticFiles: StaticFiles
+    private let makeStorage: StorageFactory
     private let state = Mutex(RunState())
     private let connections = OpenConnections()
 
@@ -33,14 +49,14 @@ public final class SceneSyncServer: Service, Sendable {
         var waiters: [CheckedContinuation<Int, any Error>] = []
         var runtimes: [String: AppRuntime] = [:]
         var isStopping = false
-        var isHTTPStopped = false
     }
 
     /// Creates a server; nothing listens until ``run()``.
     ///
+    /// - Parameter storage: Makes each app's storage, once, when the server starts.
     /// - Throws: ``SceneSyncServerError`` if the server would listen beyond loopback without an
     ///   access token, the token is empty, the port is invalid, or two apps share a name.
-    public init(configuration: Configuration, apps: [HostedApp]) throws {
+    public init(configuration: Configuration, apps: [HostedApp], storage: @escaping StorageFactory) throws {
         guard (0...65535).contains(configuration.port) else { throw SceneSyncServerError.invalidPort(configuration.port) }
         if let token = configuration.token, token.isEmpty { throw SceneSyncServerError.emptyToken }
         let policy = AccessPolicy(host: configuration.host, allowedHosts: configuration.allowedHosts, token: configuration.token)
@@ -53,6 +69,7 @@ public final class SceneSyncServer: Service, Sendable {
         self.apps = apps
         self.policy = policy
         self.staticFiles = StaticFiles()
+        self.makeStorage = storage
     }
 
     /// The port the server listens on, once it does.
@@ -83,8 +100,11 @@ public final class SceneSyncServer: Service, Sendable {
         }
         do {
             var runtimes: [String: AppRuntime] = [:]
+            var parts: [(app: HostedApp, parts: HostedApp.Parts)] = []
             for app in apps {
-                runtimes[app.name] = try await AppRuntime.launch(app, configuration: configuration, policy: policy)
+                let runtime = try await AppRuntime.launch(app, configuration: configuration, policy: policy, storage: makeStorage)
+                runtimes[app.name] = runtime
+                parts.append((app, try await runtime.makeParts()))
             }
             state.withLock { $0.runtimes = runtimes }
             let webSocketResponder = makeWebSocketRouter().buildResponder()
@@ -93,7 +113,7 @@ public final class SceneSyncServer: Service, Sendable {
                 ws: .init(maxFrameSize: configuration.maximumFrameSize, autoPing: .enabled(timePeriod: .seconds(30)),
                           closeTimeout: .seconds(3)))
             let http = Application(
-                router: makeRouter(),
+                router: makeRouter(appParts: parts),
                 server: HTTPServerBuilder { responder in
                     QuiescingChannel(
                         base: HTTP1WebSocketUpgradeChannel(
@@ -103,20 +123,14 @@ public final class SceneSyncServer: Service, Sendable {
                 configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
                 onServerRunning: { [self] channel in didStart(port: channel.localAddress?.port) },
                 logger: logger)
-            let group = ServiceGroup(configuration: .init(services: [http], logger: logger))
-            // Detached, so that the HTTP server does not see the parent's graceful shutdown: its
-            // WebSocket layer would close every window before they are told to come back.
-            let serving = Task.detached { try await group.run() }
-            try await withTaskCancellationHandler {
-                try await withGracefulShutdownHandler {
-                    try await serving.value
-                } onGracefulShutdown: {
-                    Task { await self.stop(group, serving: serving) }
-                }
-            } onCancel: {
-                serving.cancel()
-            }
-            // The server may have stopped on its own (a failure), with windows still connected.
+            // Graceful shutdown runs from the last service to the first: windows, then the apps'
+            // services, then HTTP, so every window is told before its socket closes.
+            let services: [any Service] = [
+                DrainingHTTPServer(base: http, drainTimeout: configuration.connectionDrainTimeout, connections: connections, logger: logger),
+            ] + parts.flatMap(\.parts.services) + [WindowsService(server: self)]
+            let group = ServiceGroup(configuration: .init(services: services, logger: logger))
+            try await group.run()
+            // The group may have stopped on its own (a failure), with windows still connected.
             await shutDownApps()
         } catch {
             await shutDownApps()
@@ -135,29 +149,8 @@ public final class SceneSyncServer: Service, Sendable {
         state.withLock { $0.runtimes[name] }
     }
 
-    /// Shuts the apps down, then the HTTP server, which waits for its connections to finish; any
-    /// still open after ``Configuration/connectionDrainTimeout`` (a request a client never
-    /// finished sending, say) are closed, so that nothing holds the process.
-    private func stop(_ group: ServiceGroup, serving: Task<Void, any Error>) async {
-        await shutDownApps()
-        await group.triggerGracefulShutdown()
-        Task { _ = await serving.result; self.state.withLock { $0.isHTTPStopped = true } }
-        let timeout = configuration.connectionDrainTimeout
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
-        while !state.withLock(\.isHTTPStopped) {
-            guard clock.now < deadline else {
-                configuration.logger.notice("Closing HTTP connections still open after the drain timeout", metadata: [
-                    "timeout": "\(timeout)", "connections": "\(connections.count)",
-                ])
-                connections.closeAll()
-                return
-            }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-    }
-
-    private func shutDownApps() async {
+    /// Tells every window to come back later and disconnects every scene; once.
+    func shutDownApps() async {
         let runtimes: [AppRuntime] = state.withLock { state in
             guard !state.isStopping else { return [] }
             state.isStopping = true
@@ -186,5 +179,54 @@ public final class SceneSyncServer: Service, Sendable {
             return state.waiters
         }
         for waiter in waiters { waiter.resume(throwing: SceneSyncServerError.notRunning) }
+    }
+}
+
+/// The windows, as a service: when the group shuts down gracefully, every window is told to
+/// reconnect shortly and every scene disconnects, before anything else stops.
+struct WindowsService: Service {
+    let server: SceneSyncServer
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await server.shutDownApps()
+    }
+}
+
+/// The HTTP server, which on graceful shutdown waits for its connections to finish; any still
+/// open after the drain timeout (a request a client never finished sending, say) are closed, so
+/// that nothing holds the process.
+struct DrainingHTTPServer: Service {
+    let base: any Service
+    let drainTimeout: Duration
+    let connections: OpenConnections
+    let logger: Logger
+
+    private enum Finished { case server, drainTimer }
+
+    func run() async throws {
+        try await withThrowingTaskGroup(of: Finished.self) { group in
+            group.addTask {
+                try await base.run()
+                return .server
+            }
+            group.addTask { [drainTimeout, connections, logger] in
+                do {
+                    try await gracefulShutdown()
+                    try await Task.sleep(for: drainTimeout)
+                } catch {
+                    return .drainTimer
+                }
+                logger.notice("Closing HTTP connections still open after the drain timeout", metadata: [
+                    "timeout": "\(drainTimeout)", "connections": "\(connections.count)",
+                ])
+                connections.closeAll()
+                return .drainTimer
+            }
+            while let finished = try await group.next() {
+                if finished == .server { break }
+            }
+            group.cancelAll()
+        }
     }
 }

@@ -1,3 +1,4 @@
+import SceneSync
 /// A token bucket: up to `capacity` messages at once, refilled at `refillPerSecond`.
 struct TokenBucket {
     private let capacity: Double
@@ -15,7 +16,7 @@ struct TokenBucket {
     /// Takes a token if one is left.
     mutating func take(now: ContinuousClock.Instant = .now) -> Bool {
         let elapsed = lastRefill.duration(to: now)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.timeInterval
         tokens = min(capacity, tokens + seconds * refillPerSecond)
         lastRefill = now
         guard tokens >= 1 else { return false }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SceneSync
+import SceneSyncUI
 
 extension WindowConnection {
     /// Error codes of the server's own, beside ``SceneSync/WindowProtocolError/code``.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SceneSync
+import SceneSyncUI
 
 /// One browser window's WebSocket, as the outlet of its scene's window.
 ///
@@ -69,6 +70,10 @@ final class WindowConnection: WindowOutlet {
 
     // MARK: - WindowOutlet
 
+    func send(_ update: WindowUpdate) {
+        send(ServerMessage(update))
+    }
+
     func send(_ message: ServerMessage) {
         guard phase != .closed else { return }
         let text = Self.encode(message)
@@ -134,5 +139,6 @@ final class WindowConnection: WindowOutlet {
     /// The writer has sent everything, or the socket is gone.
     func writerDidFinish() {
         isFlushed = true
+        runtime.connectionDidFlush(self)
     }
 }

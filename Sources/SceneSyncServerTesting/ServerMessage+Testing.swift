@@ -1,4 +1,4 @@
-public import SceneSync
+public import SceneSyncServer
 
 extension ServerMessage {
     /// The error code, if this is an error.

@@ -1,5 +1,7 @@
 import Foundation
-public import SceneSync
+import SceneSync
+public import SceneSyncUI
+import SceneSyncServer
 import NIOCore
 import NIOWebSocket
 
@@ -14,7 +16,7 @@ extension WindowClient {
 
     /// Reports a user action on `node` and returns its `ref`.
     @discardableResult
-    public func act(_ name: String, on node: String, value: ViewValue? = nil) -> Int {
+    public func act(_ name: ActionName, on node: String, value: ViewValue? = nil) -> Int {
         lastRef += 1
         send(.action, UserAction(ref: lastRef, node: node, name: name, value: value))
         return lastRef
@@ -23,7 +25,7 @@ extension WindowClient {
     /// Taps a button or bar button and returns the action's `ref`.
     @discardableResult
     public func tap(_ node: String) -> Int {
-        act("tap", on: node)
+        act(.tap, on: node)
     }
 
     /// Reports that the window was shown, hidden, focused or blurred.

@@ -1,5 +1,7 @@
 import Foundation
-public import SceneSync
+import SceneSync
+public import SceneSyncUI
+public import SceneSyncServer
 import NIOCore
 import NIOWebSocket
 

@@ -1,5 +1,6 @@
 public import Logging
 public import SceneSync
+public import SceneSyncUI
 
 /// A headless host for an ``Application``: it opens, hides, shows, reloads and closes windows the
 /// way a browser does, without one, so that tests can drive scenes directly.
@@ -117,7 +118,7 @@ public final class SceneHost {
     /// Sends the action `name` on `node` to the window, as a click or a keystroke in the browser would.
     ///
     /// - Throws: what the window's screen throws for it.
-    public func perform(_ name: String, on node: String, value: ViewValue? = nil, in window: HostedWindow) async throws {
+    public func perform(_ name: ActionName, on node: String, value: ViewValue? = nil, in window: HostedWindow) async throws {
         guard let sceneWindow = try window.connectedScene().window else { throw ApplicationError.notConnected(window.sessionID) }
         window.actionCount += 1
         try await sceneWindow.handle(UserAction(ref: window.actionCount, node: node, name: name, value: value))
@@ -125,18 +126,18 @@ public final class SceneHost {
 
     /// Taps a button or bar button.
     public func tap(_ node: String, in window: HostedWindow) async throws {
-        try await perform("tap", on: node, in: window)
+        try await perform(.tap, on: node, in: window)
     }
 
     /// Types `text` into a field and commits it, as leaving the field does.
     public func type(_ text: String, into field: String, in window: HostedWindow) async throws {
-        try await perform("draft", on: field, value: .string(text), in: window)
-        try await perform("commit", on: field, value: .string(text), in: window)
+        try await perform(.draft, on: field, value: .string(text), in: window)
+        try await perform(.commit, on: field, value: .string(text), in: window)
     }
 
     /// Goes back one screen.
     public func back(in window: HostedWindow) async throws {
-        try await perform("back", on: SceneWindow.NodeID.navigationBar, in: window)
+        try await perform(.back, on: SceneWindow.NodeID.navigationBar, in: window)
     }
 
     /// The process is going away: every scene disconnects, saving its restoration activity.
@@ -157,8 +158,8 @@ public final class HostedWindow: WindowOutlet {
     }
     /// What the window shows: `nil` before its first render.
     public private(set) var view: ViewTree?
-    /// Every message the window received, in order.
-    public private(set) var messages: [ServerMessage] = []
+    /// Every update the window received, in order.
+    public private(set) var messages: [WindowUpdate] = []
     /// Activities the window asked to open in new windows.
     public private(set) var openRequests: [SceneActivity] = []
     /// The sequence numbers the window has seen, per app.
@@ -191,7 +192,7 @@ public final class HostedWindow: WindowOutlet {
     /// The navigation bar's title.
     public var title: String? { text(SceneWindow.NodeID.navigationBar, "title") }
 
-    public func send(_ message: ServerMessage) {
+    public func send(_ message: WindowUpdate) {
         messages.append(message)
         switch message {
         case let .render(root, seq, route):
@@ -203,8 +204,6 @@ public final class HostedWindow: WindowOutlet {
             sequences = seq
         case let .resumed(seq):
             sequences = seq
-        default:
-            break
         }
     }
 

@@ -1,7 +1,9 @@
 import HTTPTypes
 import HummingbirdTesting
 import SceneSync
-import SceneSyncServer
+@testable import SceneSyncUI
+@testable import SceneSyncServer
+import SceneSyncSQLite
 import SceneSyncServerTesting
 import Testing
 
@@ -56,8 +58,9 @@ import Testing
         #expect(rebound.status == .misdirectedRequest)
         let foreign = try await server.request("/", method: .post, host: own, headers: [.origin: "http://evil.example"])
         #expect(foreign.status == .forbidden)
+        // Without Origin it is a native client's request, which must at least be JSON.
         let missing = try await server.request("/", method: .delete, host: own)
-        #expect(missing.status == .forbidden)
+        #expect(missing.status == .unsupportedMediaType)
         let sameSite = try await server.request("/", method: .put, host: own, headers: [.origin: "http://\(own)"])
         #expect(sameSite.status != .forbidden && sameSite.status != .misdirectedRequest)
         try await server.stop()
@@ -82,18 +85,20 @@ import Testing
 
     @Test func listeningBeyondLoopbackRequiresAToken() throws {
         #expect(throws: SceneSyncServerError.tokenRequired(host: "0.0.0.0")) {
-            _ = try SceneSyncServer(configuration: .init(host: "0.0.0.0", port: 0), apps: [])
+            _ = try SceneSyncServer(configuration: .init(host: "0.0.0.0", port: 0), apps: [], storage: Self.noStorage)
         }
         #expect(throws: SceneSyncServerError.tokenRequired(host: "192.168.1.20")) {
-            _ = try SceneSyncServer(configuration: .init(host: "192.168.1.20", port: 0), apps: [])
+            _ = try SceneSyncServer(configuration: .init(host: "192.168.1.20", port: 0), apps: [], storage: Self.noStorage)
         }
         #expect(throws: SceneSyncServerError.emptyToken) {
-            _ = try SceneSyncServer(configuration: .init(host: "0.0.0.0", port: 0, token: ""), apps: [])
+            _ = try SceneSyncServer(configuration: .init(host: "0.0.0.0", port: 0, token: ""), apps: [], storage: Self.noStorage)
         }
-        _ = try SceneSyncServer(configuration: .init(host: "0.0.0.0", port: 0, token: "s3cret"), apps: [])
-        _ = try SceneSyncServer(configuration: .init(host: "127.0.0.2", port: 0), apps: [])
-        _ = try SceneSyncServer(configuration: .init(host: "localhost", port: 0), apps: [])
+        _ = try SceneSyncServer(configuration: .init(host: "0.0.0.0", port: 0, token: "s3cret"), apps: [], storage: Self.noStorage)
+        _ = try SceneSyncServer(configuration: .init(host: "127.0.0.2", port: 0), apps: [], storage: Self.noStorage)
+        _ = try SceneSyncServer(configuration: .init(host: "localhost", port: 0), apps: [], storage: Self.noStorage)
     }
+
+    static let noStorage: SceneSyncServer.StorageFactory = { _, _ in try SQLiteStorage.inMemory() }
 
     static func upgrade(origin: String) -> HTTPFields {
         [

@@ -1,6 +1,7 @@
 import HTTPTypes
 import HummingbirdTesting
 import SceneSync
+@testable import SceneSyncServer
 import Testing
 
 /// The home page, each app's page and the renderer's files.

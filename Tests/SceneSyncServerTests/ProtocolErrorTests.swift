@@ -1,6 +1,7 @@
 import Foundation
 import SceneSync
-import SceneSyncServer
+@testable import SceneSyncUI
+@testable import SceneSyncServer
 import SceneSyncServerTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import SceneSync
 import SceneSyncServerTesting
+@testable import SceneSyncServer
 import Testing
 
 /// Sessions across reloads, duplicated tabs and closed windows.

@@ -1,4 +1,5 @@
 import SceneSync
+@testable import SceneSyncUI
 @testable import SceneSyncServer
 import Testing
 

@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import SceneSync
 import SceneSyncServerTesting
+@testable import SceneSyncServer
 import Testing
 
 /// Graceful shutdown: what holds it up and what must not.

@@ -1,5 +1,7 @@
 import SceneSync
+@testable import SceneSyncUI
 import SceneSyncServerTesting
+@testable import SceneSyncServer
 import Testing
 
 /// Windows of one app, each over its own WebSocket, in step with each other.

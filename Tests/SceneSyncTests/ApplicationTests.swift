@@ -2,6 +2,7 @@ import Foundation
 import InMemoryLogging
 import Logging
 import SceneSync
+@testable import SceneSyncUI
 import SceneSyncSQLite
 import SceneSyncTestSupport
 import SceneSyncTesting
@@ -48,7 +49,7 @@ struct ApplicationTests {
         let id = window!.sessionID
         weak let scene = window!.scene
         weak let delegate = window!.scene!.delegate
-        window!.scene!.observe(AsyncStream<Int> { _ in }) { _ in }
+        window!.scene!.task { for await _ in AsyncStream<Int>(unfolding: { nil }) {} ; try? await Task.sleep(for: .seconds(3600)) }
         #expect(window!.scene!.taskCount == 1)
 
         await host.disconnect(window!)

@@ -3,8 +3,10 @@ import GRDB
 import SceneSync
 import SceneSyncSQLite
 import SceneSyncTestSupport
+import SceneSyncTesting
 import Testing
 
+/// What is particular to SQLite; what every storage must do is in `StorageConformanceTests`.
 struct SQLiteStorageTests {
     func event(_ sequence: UInt64) -> StoredEvent {
         StoredEvent(sequence: sequence, origin: nil, timestamp: Date(), payload: Data("{}".utf8))
@@ -14,34 +16,6 @@ struct SQLiteStorageTests {
         CommitBatch(app: "test", events: sequences.map(event),
                     changes: [EncodedRecordChange(collection: "c", key: record, value: Data("1".utf8))],
                     trimThrough: trimThrough)
-    }
-
-    @Test(arguments: StorageKind.allCases)
-    func aBatchThatDoesNotFollowTheLogIsRefusedWhole(kind: StorageKind) async throws {
-        let storage = try kind.make()
-        try await storage.commit(batch(1...3))
-
-        await #expect(throws: StorageError.sequenceConflict(app: "test", expected: 4, got: 5)) {
-            try await storage.commit(batch(5...6, record: "b"))
-        }
-        await #expect(throws: StorageError.sequenceConflict(app: "test", expected: 4, got: 3)) {
-            try await storage.commit(batch(3...4, record: "b"))
-        }
-
-        let model = try await storage.loadModel(app: "test")
-        #expect(model.lastSequence == 3)
-        #expect(model.records.collections["c"]?.keys.sorted() == ["a"])
-        #expect(try await storage.events(app: "test", after: 0, limit: 10).map(\.sequence) == [1, 2, 3])
-    }
-
-    @Test func trimmingKeepsTheNewestEventsAndTheSequence() async throws {
-        let storage = try SQLiteStorage.inMemory()
-        try await storage.commit(batch(1...10))
-        try await storage.commit(batch(11...12, trimThrough: 8))
-        let model = try await storage.loadModel(app: "test")
-        #expect(model.lastSequence == 12)
-        #expect(model.firstRetainedSequence == 9)
-        #expect(try await storage.events(app: "test", after: 0, limit: 10).map(\.sequence) == [9, 10, 11, 12])
     }
 
     @Test(arguments: SQLiteStorage.Durability.allCases)
@@ -64,11 +38,12 @@ struct SQLiteStorageTests {
         let model = try await storage.loadModel(app: "test")
         #expect(throws: StorageError.self) { try model.records.decode("c", as: Int.self) }
     }
+}
 
-    @Test func aNewDatabaseStartsEmpty() async throws {
-        let model = try await SQLiteStorage.inMemory().loadModel(app: "none")
-        #expect(model.lastSequence == 0)
-        #expect(model.firstRetainedSequence == 1)
-        #expect(model.records.collections.isEmpty)
+/// SQLite, in memory and in a file, held to the contract every storage must keep.
+struct StorageConformanceTests {
+    @Test(arguments: StorageKind.allCases, StorageConformance.Check.allCases)
+    func sqliteConforms(kind: StorageKind, check: StorageConformance.Check) async throws {
+        try await StorageConformance.run(check) { try kind.make() }
     }
 }

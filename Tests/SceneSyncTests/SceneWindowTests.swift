@@ -1,5 +1,6 @@
 import Foundation
 import SceneSync
+@testable import SceneSyncUI
 import SceneSyncSQLite
 import SceneSyncTestSupport
 import SceneSyncTesting

@@ -1,4 +1,5 @@
 import SceneSync
+@testable import SceneSyncUI
 import Testing
 
 struct ViewDiffTests {

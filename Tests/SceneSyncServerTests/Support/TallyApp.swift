@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SceneSync
+@testable import SceneSyncUI
 
 /// A tiny app for the server's tests, made with the core's public API only: a list of lines, an
 /// "Add" bar button that sends an intent, and a "New Window" bar button.
@@ -104,8 +105,10 @@ final class TallyScreen: ScreenController {
         self.controller = controller
         super.init(route: Route("lines"), title: title)
         setBarButtons([
-            .barButton(id: NodeID.newWindow, label: "New Window", side: "leading"),
-            .barButton(id: NodeID.add, label: "Add", role: "primary"),
+            .barButton(id: NodeID.newWindow, label: "New Window", side: .leading) { [weak self] in
+                self?.window?.requestNewWindow(with: SceneActivity(type: TallySceneDelegate.activityType, title: "Opened"))
+            },
+            .barButton(id: NodeID.add, label: "Add", role: .primary) { [weak self] in try await self?.addLine() },
         ])
     }
 
@@ -121,17 +124,10 @@ final class TallyScreen: ScreenController {
         [.table(id: NodeID.table, label: "Lines", sections: [.section(id: NodeID.section, children: lines.map(Self.row))])]
     }
 
-    override func handle(_ action: UserAction) async throws {
-        switch (action.node, action.name) {
-        case (NodeID.add, "tap"):
-            try await controller.perform(origin: window?.scene?.session.id) { state in
-                let number = state.lines.count + 1
-                return [.lineAdded(.init(number: number, text: "Line \(number)"), index: state.lines.count)]
-            }
-        case (NodeID.newWindow, "tap"):
-            window?.requestNewWindow(with: SceneActivity(type: TallySceneDelegate.activityType, title: "Opened"))
-        default:
-            throw ScreenError.unknownAction(node: action.node, name: action.name)
+    private func addLine() async throws {
+        try await controller.perform(origin: origin) { state in
+            let number = state.lines.count + 1
+            return [.lineAdded(.init(number: number, text: "Line \(number)"), index: state.lines.count)]
         }
     }
 

@@ -5,7 +5,8 @@ import Logging
 import LootLogger
 import NIOCore
 import SceneSync
-import SceneSyncServer
+@testable import SceneSyncServer
+import SceneSyncSQLite
 import SceneSyncServerTesting
 import ServiceLifecycle
 
@@ -22,15 +23,18 @@ final class TestServer: Sendable {
     let port: Int
     let directory: URL
     let delegates: DelegateBox
+    /// What Tally's parts and windows noted during the run, in order.
+    let journal: ShutdownJournal
     private let group: ServiceGroup
     private let running: Task<Void, any Error>
 
-    private init(server: SceneSyncServer, port: Int, directory: URL, delegates: DelegateBox, group: ServiceGroup,
-                 running: Task<Void, any Error>) {
+    private init(server: SceneSyncServer, port: Int, directory: URL, delegates: DelegateBox, journal: ShutdownJournal,
+                 group: ServiceGroup, running: Task<Void, any Error>) {
         self.server = server
         self.port = port
         self.directory = directory
         self.delegates = delegates
+        self.journal = journal
         self.group = group
         self.running = running
     }
@@ -52,24 +56,29 @@ final class TestServer: Sendable {
             return logger
         }()
         let delegates = DelegateBox()
+        let journal = ShutdownJournal()
         var apps = [
-            HostedApp(name: TallyAppDelegate.app, title: "Tally", summary: "Lines <counted> & \"shared\".") { logger in
+            HostedApp(name: TallyAppDelegate.app, title: "Tally", summary: "Lines <counted> & \"shared\".", makeDelegate: { logger in
                 let delegate = TallyAppDelegate(logger: logger)
                 delegates.tally = delegate
                 return delegate
-            },
+            }, parts: { TallyParts.make($0, journal: journal) }),
         ]
         if lootLogger {
             apps.append(HostedApp(name: "lootlogger", title: "LootLogger", summary: "An inventory.") { LootLoggerAppDelegate(logger: $0) })
         }
         let server = try SceneSyncServer(
-            configuration: .init(port: 0, dataDirectory: directory.path, token: token, closingGracePeriod: closingGracePeriod,
+            configuration: .init(port: 0, token: token, closingGracePeriod: closingGracePeriod,
                                  connectionDrainTimeout: connectionDrainTimeout, rateLimit: rateLimit, logger: logger),
-            apps: apps)
+            apps: apps
+        ) { app, logger in
+            try SQLiteStorage(path: directory.appendingPathComponent("\(app.name).sqlite").path, logger: logger)
+        }
         let group = ServiceGroup(configuration: .init(services: [server], logger: logger))
         let running = Task { try await group.run() }
         let port = try await server.waitUntilRunning()
-        return TestServer(server: server, port: port, directory: directory, delegates: delegates, group: group, running: running)
+        return TestServer(server: server, port: port, directory: directory, delegates: delegates, journal: journal,
+                          group: group, running: running)
     }
 
     /// Shuts the server down gracefully, as SIGTERM does.
@@ -97,11 +106,11 @@ final class TestServer: Sendable {
 
     /// An HTTP request with exactly these `Host` and extra headers.
     func request(_ uri: String, method: HTTPRequest.Method = .get, host: String? = nil,
-                 headers: HTTPFields = [:]) async throws -> TestClient.Response {
+                 headers: HTTPFields = [:], body: String? = nil) async throws -> TestClient.Response {
         let authority = host ?? "127.0.0.1:\(port)"
         return try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
             try await client.execute(TestClient.Request(uri, method: method, authority: authority, headers: headers,
-                                                        body: method == .get ? nil : ByteBuffer()))
+                                                        body: body.map { ByteBuffer(string: $0) } ?? (method == .get ? nil : ByteBuffer())))
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SceneSync
+@testable import SceneSyncUI
 
 /// A small tabbed app, shaped like a restaurant's: a Menu tab (categories, then a category's
 /// dishes) and an Order tab whose badge counts the dishes ordered, with confirmations before the
@@ -102,16 +103,9 @@ final class MenuScreen: ScreenController {
     override func makeContent() -> [ViewNode] {
         [.table(id: "categories", label: "Categories", sections: [
             .section(id: "categories-section", children: DinerCoordinator.categories.keys.sorted().map {
-                .row(id: Self.row($0), title: $0, disclosure: true)
+                name in .row(id: Self.row(name), title: name, disclosure: true) { [weak self] in await self?.coordinator?.showCategory(name) }
             }),
         ])]
-    }
-
-    override func handle(_ action: UserAction) async throws {
-        guard action.name == "select", let name = DinerCoordinator.categories.keys.first(where: { Self.row($0) == action.node }) else {
-            throw ScreenError.unknownAction(node: action.node, name: action.name)
-        }
-        await coordinator?.showCategory(name)
     }
 }
 
@@ -129,14 +123,9 @@ final class CategoryScreen: ScreenController {
     }
 
     override func makeContent() -> [ViewNode] {
-        [.table(id: "dishes", label: title, sections: [.section(id: "dishes-section", children: dishes.map { .row(id: Self.row($0), title: $0) })])]
-    }
-
-    override func handle(_ action: UserAction) async throws {
-        guard action.name == "select", let dish = dishes.first(where: { Self.row($0) == action.node }) else {
-            throw ScreenError.unknownAction(node: action.node, name: action.name)
-        }
-        try await order.append(dish, origin: window?.scene?.session.id)
+        [.table(id: "dishes", label: title, sections: [.section(id: "dishes-section", children: dishes.map { dish in
+            .row(id: Self.row(dish), title: dish) { [weak self] in try await self?.order.append(dish, origin: self?.origin) }
+        })])]
     }
 }
 
@@ -179,35 +168,40 @@ final class OrderScreen: ScreenController {
             .table(id: NodeID.table, label: "Order", sections: [.section(id: "order-section", children: lines.isEmpty
                     ? [.emptyState(id: "order-empty", title: "Nothing ordered yet")]
                     : lines.enumerated().map { .row(id: "line-\($0.offset)", title: $0.element) })]),
-            .button(id: NodeID.send, label: "Send to Kitchen", role: "primary"),
-            .button(id: NodeID.clear, label: "Clear", role: "destructive"),
+            .button(id: NodeID.send, label: "Send to Kitchen", role: .primary) { [weak self] in self?.send() },
+            .button(id: NodeID.clear, label: "Clear", role: .destructive) { [weak self] in self?.clear() },
         ]
     }
 
-    override func handle(_ action: UserAction) async throws {
-        switch (action.node, action.name) {
-        case (NodeID.send, "tap") where lines.isEmpty:
-            present(NodeID.emptyAlert, "Nothing to send", [Alert.Button(name: "ok", label: "OK")])
-        case (NodeID.send, "tap"):
-            present(NodeID.sendAlert, "Send \(lines.count) dishes to the kitchen?",
-                    [Alert.Button(name: "cancel", label: "Cancel", role: "cancel"), Alert.Button(name: "send", label: "Send")])
-        case (NodeID.clear, "tap"):
-            present(NodeID.clearAlert, "Clear the order?",
-                    [Alert.Button(name: "cancel", label: "Cancel", role: "cancel"),
-                     Alert.Button(name: "clear", label: "Clear Order", role: "destructive")])
-        default:
-            throw ScreenError.unknownAction(node: action.node, name: action.name)
+    private func send() {
+        guard !lines.isEmpty else {
+            return present(NodeID.emptyAlert, "Nothing to send", [.init("OK", name: "ok")])
         }
+        present(NodeID.sendAlert, "Send \(lines.count) dishes to the kitchen?", [
+            .init("Cancel", role: .cancel, name: "cancel"),
+            .init("Send", name: "send") { [weak self] in try await self?.clearOrder() },
+        ])
     }
 
-    private func present(_ id: String, _ title: String, _ buttons: [Alert.Button]) {
-        window?.present(Alert(id: id, title: title, buttons: buttons) { [weak self] choice in
-            guard let self else { return }
-            choices.append("\(id):\(choice)")
-            if choice == "send" || choice == "clear" {
-                _ = try await order.perform(origin: window?.scene?.session.id) { _ in [.cleared] }
+    private func clear() {
+        present(NodeID.clearAlert, "Clear the order?", [
+            .init("Cancel", role: .cancel, name: "cancel"),
+            .init("Clear Order", role: .destructive, name: "clear") { [weak self] in try await self?.clearOrder() },
+        ])
+    }
+
+    private func clearOrder() async throws {
+        _ = try await order.perform(origin: origin) { _ in [.cleared] }
+    }
+
+    /// Presents an alert whose every choice is also noted in ``choices``.
+    private func present(_ id: String, _ title: String, _ actions: [Alert.Action]) {
+        window?.present(Alert(id: id, title: title, actions: actions.map { action in
+            Alert.Action(action.label, role: action.role, name: action.name) { [weak self] in
+                self?.choices.append("\(id):\(action.name)")
+                try await action.handler?()
             }
-        })
+        }))
     }
 
     private func apply(_ envelope: EventEnvelope<Journal.Event>) {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An edit to one or more fields of an item, as a person typed it. Fields left `nil` are not
 /// touched, so two windows that edit different fields of one item both keep their edit.
 public struct ItemChanges: Sendable, Equatable {
@@ -58,5 +60,3 @@ public enum ItemValidation {
         return dollars
     }
 }
-
-import Foundation

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import LootLogger
 import SceneSync
+@testable import SceneSyncUI
 import SceneSyncSQLite
 import SceneSyncTestSupport
 import SceneSyncTesting
@@ -100,7 +101,7 @@ struct LootLoggerSceneTests {
             guard case let .patch(ops, _) = window.messages.last else { Issue.record("expected a patch"); return }
             #expect(ops.count == 2)
             #expect(ops.first == .set(id: Items.row(key), props: ["detail": "$7"]))
-            sizes.append(WindowProtocol.encode(.patch(ops: ops, seq: [ItemStore.app: 1])).count)
+            sizes.append(try JSONEncoder().encode(ops).count)
         }
         // The row's patch is the same; the footer ("100 items — $106 total" against
         // "10000 items — $10006 total") differs only by the digits of its two numbers.
@@ -142,13 +143,13 @@ struct LootLoggerSceneTests {
         // The event carries the left window's origin: its screen skips it and answers the commit
         // itself, with the text typed, so that the field shows the trimmed name as its own.
         #expect(Self.sets(of: Detail.name, in: left.messages[sent.left...]) == [[
-            "value": .string("Rusty Mac"), "accepted": .string("  Rusty Mac  "), "error": .null, "draft": .null,
+            "value": .string("Rusty Mac"), "accepted": .string("  Rusty Mac  "), "error": ViewValue.null, "draft": ViewValue.null,
         ]])
         #expect(Self.sets(of: Detail.name, in: right.messages[sent.right...]) == [["value": .string("Rusty Mac")]])
     }
 
     /// The properties each patch in `messages` set on `node`, in order.
-    static func sets(of node: String, in messages: ArraySlice<ServerMessage>) -> [[String: ViewValue]] {
+    static func sets(of node: String, in messages: ArraySlice<WindowUpdate>) -> [[String: ViewValue]] {
         messages.flatMap { message -> [[String: ViewValue]] in
             guard case let .patch(ops, _) = message else { return [] }
             return ops.compactMap { op in
@@ -196,7 +197,7 @@ struct LootLoggerSceneTests {
         let (host, store) = try await launch(try SQLiteStorage.inMemory())
         let item = try await store.create(name: "Shiny Spork", origin: nil)
         let window = try await host.openWindow()
-        try await host.perform(ItemsScreen.Action.openInNewWindow, on: Items.row(item.key), in: window)
+        try await host.perform(ItemsScreen.openInNewWindow, on: Items.row(item.key), in: window)
         let activity = try #require(window.openRequests.first)
 
         let opened = try await host.openWindow(activity: activity)

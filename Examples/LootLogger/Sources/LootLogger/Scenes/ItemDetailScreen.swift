@@ -1,5 +1,6 @@
 public import Foundation
-public import SceneSync
+import SceneSync
+public import SceneSyncUI
 
 /// What the detail screen asks of its coordinator.
 @MainActor
@@ -45,6 +46,8 @@ public final class ItemDetailScreen: ScreenController {
         follow(store.controller, from: snapshot.sequence) { [weak self] envelope in
             self?.apply(envelope)
         }
+        // Reloaded after falling behind the log: the item may have gone meanwhile.
+        if item == nil, isVisible { delegate?.itemDetailScreen(self, itemWasDeleted: "The item") }
     }
 
     public override func makeContent() -> [ViewNode] {
@@ -52,39 +55,35 @@ public final class ItemDetailScreen: ScreenController {
         return [.form(id: NodeID.form, sections: [
             .section(id: NodeID.fields, children: [
                 .textField(id: NodeID.name, label: "Name", value: item.name, draft: draft(for: NodeID.name),
-                           error: errors[NodeID.name]),
+                           error: errors[NodeID.name]) { [weak self] text in
+                    try await self?.commit(ItemChanges(name: text), typed: text, in: NodeID.name)
+                },
                 .textField(id: NodeID.serialNumber, label: "Serial Number", value: item.serialNumber ?? "",
-                           draft: draft(for: NodeID.serialNumber), placeholder: "None", error: errors[NodeID.serialNumber]),
+                           draft: draft(for: NodeID.serialNumber), placeholder: "None", error: errors[NodeID.serialNumber]) { [weak self] text in
+                    try await self?.commit(ItemChanges(serialNumber: text), typed: text, in: NodeID.serialNumber)
+                },
                 .textField(id: NodeID.value, label: "Value", value: String(item.valueInDollars),
-                           draft: draft(for: NodeID.value), inputMode: "numeric", error: errors[NodeID.value]),
+                           draft: draft(for: NodeID.value), inputMode: .numeric, error: errors[NodeID.value]) { [weak self] text in
+                    try await self?.commit(ItemChanges(value: text), typed: text, in: NodeID.value)
+                },
                 .label(id: NodeID.dateCreated, label: "Date Created", value: Self.format(item.dateCreated)),
             ])
         ])]
     }
 
-    public override func handle(_ action: UserAction) async throws {
-        guard action.name == "commit", [NodeID.name, NodeID.serialNumber, NodeID.value].contains(action.node) else {
-            throw ScreenError.unknownAction(node: action.node, name: action.name)
-        }
-        guard case let .string(text)? = action.value else { throw ScreenError.invalidValue(node: action.node, name: action.name) }
-        let changes = switch action.node {
-        case NodeID.name: ItemChanges(name: text)
-        case NodeID.serialNumber: ItemChanges(serialNumber: text)
-        default: ItemChanges(value: text)
-        }
+    /// Sends one field's edit to the store. A value the store refuses shows its error next to the
+    /// field; the stored value stays as it was.
+    private func commit(_ changes: ItemChanges, typed text: String, in field: String) async throws {
         do {
-            let stored = try await store.update(key, changes, origin: window?.scene?.session.id)
-            errors[action.node] = nil
-            await clearDraft(for: action.node)
+            let stored = try await store.update(key, changes, origin: origin)
+            errors[field] = nil
+            await clearDraft(for: field)
             // The answer to this window's own commit, in one patch: the stored text (trimmed, say)
             // replaces what was typed, and the field does not say it changed elsewhere.
-            update([.set(id: action.node, props: [
-                "value": .string(Self.text(of: action.node, in: stored)), "accepted": .string(text),
-                "error": .null, "draft": .null,
-            ])])
+            update([.acceptCommit(of: field, storedValue: Self.text(of: field, in: stored), typed: text)])
         } catch let error where error.field != nil {
-            errors[action.node] = error.description
-            update([.set(id: action.node, props: ["error": .string(error.description)])])
+            errors[field] = error.description
+            update([.setError(of: field, error.description)])
         }
     }
 
@@ -94,7 +93,7 @@ public final class ItemDetailScreen: ScreenController {
             item = updated
             if changed.contains(.name) { setTitle(updated.name) }
             // A change this window committed is answered by `handle`, which knows what was typed.
-            guard envelope.origin == nil || envelope.origin != window?.scene?.session.id else { return }
+            guard envelope.origin == nil || envelope.origin != origin else { return }
             let fields: [(Item.Field, String)] = [(.name, NodeID.name), (.serialNumber, NodeID.serialNumber), (.valueInDollars, NodeID.value)]
             update(fields.filter { changed.contains($0.0) }.map { field, node in
                 .set(id: node, props: ["value": .string(Self.text(of: node, in: updated))])

@@ -1,5 +1,6 @@
 public import Foundation
-public import SceneSync
+import SceneSync
+public import SceneSyncUI
 
 /// What the item list asks of its coordinator.
 @MainActor
@@ -27,10 +28,8 @@ public final class ItemsScreen: ScreenController {
         public static func row(_ key: UUID) -> String { "item-\(key.uuidString)" }
     }
 
-    /// The row actions.
-    public enum Action {
-        public static let openInNewWindow = "openInNewWindow"
-    }
+    /// The row action that opens an item in a window of its own.
+    public static let openInNewWindow: ActionName = "openInNewWindow"
 
     /// Who to tell what the user wants.
     public weak var delegate: (any ItemsScreenDelegate)?
@@ -50,11 +49,7 @@ public final class ItemsScreen: ScreenController {
     public override func load() async {
         let snapshot = await store.snapshot()
         reset(snapshot.state)
-        follow(store.controller, from: snapshot.sequence, reload: { [weak self, store] in
-            let fresh = await store.snapshot()
-            self?.reset(fresh.state)
-            return fresh.sequence
-        }) { [weak self] envelope in
+        follow(store.controller, from: snapshot.sequence) { [weak self] envelope in
             self?.apply(envelope.event)
         }
     }
@@ -62,33 +57,8 @@ public final class ItemsScreen: ScreenController {
     public override func makeContent() -> [ViewNode] {
         [.table(id: NodeID.table, label: "Items", editing: isEditing, sections: [
             .section(id: NodeID.section, footer: footer,
-                     children: rows.isEmpty ? [emptyState] : rows.compactMap { items[$0].map(Self.row(for:)) })
+                     children: rows.isEmpty ? [emptyState] : rows.compactMap { items[$0].map(row(for:)) })
         ])]
-    }
-
-    public override func handle(_ action: UserAction) async throws {
-        let origin = window?.scene?.session.id
-        switch (action.node, action.name) {
-        case (NodeID.add, "tap"):
-            try await store.createRandomItem(origin: origin)
-        case (NodeID.edit, "tap"):
-            isEditing.toggle()
-            setBarButtons(barButtons(editing: isEditing))
-            update([.set(id: NodeID.table, props: ["editing": .bool(isEditing)])])
-        default:
-            guard let key = Self.key(fromRow: action.node), items[key] != nil else {
-                throw ScreenError.unknownAction(node: action.node, name: action.name)
-            }
-            switch action.name {
-            case "select": await delegate?.itemsScreen(self, didSelect: key)
-            case "delete": try await store.remove(key, origin: origin)
-            case "move":
-                guard let index = action.value?.int else { throw ScreenError.invalidValue(node: action.node, name: action.name) }
-                try await store.move(key, to: index, origin: origin)
-            case Action.openInNewWindow: delegate?.itemsScreen(self, openInNewWindow: key)
-            default: throw ScreenError.unknownAction(node: action.node, name: action.name)
-            }
-        }
     }
 
     /// How many items the screen shows.
@@ -104,7 +74,7 @@ public final class ItemsScreen: ScreenController {
             rows.insert(item.key, at: position)
             items[item.key] = item
             total += item.valueInDollars
-            patches.append(.insert(parent: NodeID.section, index: position, node: Self.row(for: item)))
+            patches.append(.insert(parent: NodeID.section, index: position, node: row(for: item)))
         case let .itemRemoved(key, index):
             guard let item = items.removeValue(forKey: key) else { return }
             if rows.indices.contains(index), rows[index] == key { rows.remove(at: index) } else { rows.removeAll { $0 == key } }
@@ -149,20 +119,38 @@ public final class ItemsScreen: ScreenController {
     }
 
     private func barButtons(editing: Bool) -> [ViewNode] {
-        [.barButton(id: NodeID.edit, label: editing ? "Done" : "Edit", side: "leading"),
-         .barButton(id: NodeID.add, label: "Add", side: "trailing", role: "primary")]
+        [.barButton(id: NodeID.edit, label: editing ? "Done" : "Edit", side: .leading) { [weak self] in self?.toggleEditing() },
+         .barButton(id: NodeID.add, label: "Add", side: .trailing, role: .primary) { [weak self] in try await self?.addItem() }]
     }
 
-    static func row(for item: Item) -> ViewNode {
-        .row(id: NodeID.row(item.key), title: item.name, subtitle: item.serialNumber, detail: dollars(item.valueInDollars),
-             disclosure: true, deletable: true, movable: true,
-             actions: [(Action.openInNewWindow, "Open in New Window")])
+    private func row(for item: Item) -> ViewNode {
+        let key = item.key
+        return .row(
+            id: NodeID.row(key), title: item.name, subtitle: item.serialNumber, detail: Self.dollars(item.valueInDollars),
+            disclosure: true,
+            onSelect: { [weak self] in
+                guard let self else { return }
+                await delegate?.itemsScreen(self, didSelect: key)
+            },
+            onDelete: { [weak self] in try await self?.store.remove(key, origin: self?.origin) },
+            onMove: { [weak self] index in try await self?.store.move(key, to: index, origin: self?.origin) },
+            actions: [.init(Self.openInNewWindow, label: "Open in New Window") { [weak self] in
+                guard let self else { return }
+                delegate?.itemsScreen(self, openInNewWindow: key)
+            }])
+    }
+
+    // MARK: - Intents
+
+    private func addItem() async throws {
+        try await store.createRandomItem(origin: origin)
+    }
+
+    private func toggleEditing() {
+        isEditing.toggle()
+        setBarButtons(barButtons(editing: isEditing))
+        update([.set(id: NodeID.table, props: ["editing": .bool(isEditing)])])
     }
 
     static func dollars(_ value: Int) -> String { "$\(value)" }
-
-    static func key(fromRow id: String) -> UUID? {
-        guard id.hasPrefix("item-") else { return nil }
-        return UUID(uuidString: String(id.dropFirst(5)))
-    }
 }

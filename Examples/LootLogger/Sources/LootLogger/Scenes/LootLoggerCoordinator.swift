@@ -1,5 +1,6 @@
 public import Foundation
-public import SceneSync
+import SceneSync
+public import SceneSyncUI
 
 /// Owns a LootLogger window's navigation: the item list at the root, an item's detail pushed on
 /// top. Screens tell it what the user wants; it decides what shows.

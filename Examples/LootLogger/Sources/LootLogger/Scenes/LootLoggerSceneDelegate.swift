@@ -1,5 +1,6 @@
 import Foundation
 public import SceneSync
+public import SceneSyncUI
 
 /// One LootLogger window: it creates the window and hands it to a ``LootLoggerCoordinator``, which
 /// owns navigation. Its restoration activity is the navigation path; typed-but-unsaved text is kept

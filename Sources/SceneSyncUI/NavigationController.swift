@@ -21,7 +21,7 @@ public final class NavigationController {
     public func push(_ screen: ScreenController) async {
         await prepare(screen)
         screens.append(screen)
-        window?.navigationDidChange(self, transition: "push")
+        window?.navigationDidChange(self, transition: .push)
     }
 
     /// Removes the top screen, never the root one.
@@ -30,7 +30,7 @@ public final class NavigationController {
         guard screens.count > 1 else { return nil }
         let removed = screens.removeLast()
         removed.stop()
-        window?.navigationDidChange(self, transition: "pop")
+        window?.navigationDidChange(self, transition: .pop)
         return removed
     }
 
@@ -39,7 +39,7 @@ public final class NavigationController {
         guard screens.count > 1 else { return }
         for screen in screens.dropFirst() { screen.stop() }
         screens.removeSubrange(1...)
-        window?.navigationDidChange(self, transition: "pop")
+        window?.navigationDidChange(self, transition: .pop)
     }
 
     /// Replaces the whole stack, as restoration does.
@@ -73,29 +73,13 @@ public final class NavigationController {
     }
 }
 
-/// Owns navigation for part of a scene, as in the coordinator pattern: it creates screens, listens
-/// to what they want ("show item X"), and pushes or pops. Child coordinators take over sub-flows.
+/// Owns navigation for a scene's window, as in the coordinator pattern: it creates screens, listens
+/// to what they want ("show item X"), and pushes or pops. Screens never navigate themselves.
 @MainActor
 open class Coordinator {
-    /// Coordinators this one started and still owns.
-    public private(set) var children: [Coordinator] = []
-    /// The coordinator that owns this one.
-    public private(set) weak var parent: Coordinator?
-
     /// Creates a coordinator.
     public init() {}
 
     /// Starts the flow, restoring `state` if the window had one.
     open func start(restoring state: NavigationState?) async {}
-
-    /// Keeps `child` alive and marks this coordinator its parent.
-    public func addChild(_ child: Coordinator) {
-        child.parent = self
-        children.append(child)
-    }
-
-    /// Lets go of `child`.
-    public func removeChild(_ child: Coordinator) {
-        children.removeAll { $0 === child }
-    }
 }

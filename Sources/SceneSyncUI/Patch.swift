@@ -7,8 +7,8 @@ public enum Patch: Codable, Equatable, Sendable {
     case remove(id: String)
     /// Moves the node `id` to position `index` among its siblings (counted without it).
     case move(id: String, index: Int)
-    /// Replaces the node `id` with `node`; `transition` hints an animation ("push", "pop").
-    case replace(id: String, node: ViewNode, transition: String?)
+    /// Replaces the node `id` with `node`; `transition` hints an animation.
+    case replace(id: String, node: ViewNode, transition: ViewNode.Transition?)
     /// Sets properties of the node `id`; a `null` value removes the property.
     case set(id: String, props: [String: ViewValue])
 
@@ -27,7 +27,7 @@ public enum Patch: Codable, Equatable, Sendable {
         case "replace":
             self = .replace(id: try container.decode(String.self, forKey: .id),
                             node: try container.decode(ViewNode.self, forKey: .node),
-                            transition: try container.decodeIfPresent(String.self, forKey: .transition))
+                            transition: try container.decodeIfPresent(ViewNode.Transition.self, forKey: .transition))
         case "set":
             self = .set(id: try container.decode(String.self, forKey: .id),
                         props: try container.decode([String: ViewValue].self, forKey: .props))
@@ -61,5 +61,20 @@ public enum Patch: Codable, Equatable, Sendable {
             try container.encode(id, forKey: .id)
             try container.encode(props, forKey: .props)
         }
+    }
+}
+
+extension Patch {
+    /// The answer to a text field's commit that the model accepted: the stored value (trimmed,
+    /// say) replaces what was typed even while the field has focus, and the field's error and
+    /// draft are cleared. `typed` is the text the user committed, so the renderer knows the
+    /// value is its own answer and not a change from another window.
+    public static func acceptCommit(of field: String, storedValue: String, typed: String) -> Patch {
+        .set(id: field, props: ["value": .string(storedValue), "accepted": .string(typed), "error": .null, "draft": .null])
+    }
+
+    /// Shows `message` next to a field as its error, or removes the error with `nil`.
+    public static func setError(of field: String, _ message: String?) -> Patch {
+        .set(id: field, props: ["error": message.map(ViewValue.string) ?? .null])
     }
 }

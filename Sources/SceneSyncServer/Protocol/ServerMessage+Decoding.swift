@@ -1,3 +1,5 @@
+import SceneSyncUI
+
 /// Reading a server message back, as a window (or a test client standing in for one) does.
 extension ServerMessage: Decodable {
     /// The message's `type`.

@@ -1,18 +1,26 @@
 import Foundation
+public import SceneSync
 
 /// A scene's window, as `UIWindow`: it composes the navigation bar, the top screen, the tab bar and
 /// overlays into one view, routes the user's actions, and sends the first render and then patches
 /// to its outlet (a browser connection, or the headless host). While its scene is in the
 /// background, patches are held and coalesced, and sent when it comes back.
 @MainActor
-public final class SceneWindow {
+public final class SceneWindow: SceneUserInterface {
     /// The ids of the nodes every window has.
     public enum NodeID {
+        /// The whole window.
         public static let window = "window"
+        /// The navigation bar.
         public static let navigationBar = "navigationBar"
+        /// The visible screen's content.
         public static let screen = "screen"
+        /// The tab bar, when the window has more than one tab.
         public static let tabBar = "tabBar"
+        /// Alerts and notices.
         public static let overlay = "overlay"
+        /// The tab with id `tab`.
+        public static func tab(_ tab: String) -> String { "tab-\(tab)" }
     }
 
     /// One tab of the window.
@@ -67,7 +75,7 @@ public final class SceneWindow {
     public init(scene: Scene, title: String) {
         self.scene = scene
         self.title = title
-        scene.window = self
+        scene.userInterface = self
     }
 
     // MARK: - Content
@@ -92,7 +100,7 @@ public final class SceneWindow {
         send([
             .replace(id: NodeID.navigationBar, node: makeNavigationBar(), transition: nil),
             .replace(id: NodeID.screen, node: visibleScreen?.makeNode() ?? emptyScreen, transition: nil),
-        ] + tabs.map { .set(id: tabNodeID($0.id), props: ["selected": .bool($0.id == id)]) })
+        ] + tabs.map { .set(id: NodeID.tab($0.id), props: ["selected": .bool($0.id == id)]) })
     }
 
     /// Sets a tab's badge, or removes it with `nil`. A window with one tab shows no tab bar, so
@@ -101,7 +109,7 @@ public final class SceneWindow {
         guard let index = tabs.firstIndex(where: { $0.id == id }), tabs[index].badge != badge else { return }
         tabs[index].badge = badge
         guard tabs.count > 1 else { return }
-        send([.set(id: tabNodeID(id), props: ["badge": badge.map(ViewValue.string) ?? .null])])
+        send([.set(id: NodeID.tab(id), props: ["badge": badge.map(ViewValue.string) ?? .null])])
     }
 
     /// The selected tab's navigation stack.
@@ -195,34 +203,34 @@ public final class SceneWindow {
     }
 
     /// Handles what the user did: back, tabs, alerts and notices here; drafts are kept per scene;
-    /// everything else goes to the visible screen.
+    /// everything else runs the handler the visible screen built the node with.
     ///
-    /// - Throws: what the screen throws, or ``ScreenError`` for an action nothing answers.
+    /// - Throws: what the handler throws, or ``ScreenError`` for an action nothing answers.
     public func handle(_ action: UserAction) async throws {
-        if action.node == NodeID.navigationBar, action.name == "back" {
-            guard navigation?.pop() != nil else { throw ScreenError.unknownAction(node: action.node, name: action.name) }
-        } else if let tab = tabs.first(where: { tabNodeID($0.id) == action.node }), action.name == "select" {
+        if action.node == NodeID.navigationBar, action.name == .back {
+            guard navigation?.pop() != nil else { throw ScreenError.unknownAction(node: action.node, name: action.name.rawValue) }
+        } else if let tab = tabs.first(where: { NodeID.tab($0.id) == action.node }), action.name == .select {
             // As on iPad: the tab shown, selected again, goes back to its first screen.
             if tab.id == selectedTabID { tab.navigation.popToRoot() } else { selectTab(tab.id) }
         } else if let index = alerts.firstIndex(where: { $0.id == action.node }) {
-            guard alerts[index].buttons.contains(where: { $0.name == action.name }) else {
-                throw ScreenError.unknownAction(node: action.node, name: action.name)
+            guard let chosen = alerts[index].actions.first(where: { $0.name == action.name }) else {
+                throw ScreenError.unknownAction(node: action.node, name: action.name.rawValue)
             }
             let alert = alerts.remove(at: index)
             send([.remove(id: alert.id)])
-            try await alert.handler(action.name)
-        } else if let index = notices.firstIndex(where: { $0.id == action.node }), action.name == "dismiss" {
+            try await chosen.handler?()
+        } else if let index = notices.firstIndex(where: { $0.id == action.node }), action.name == .dismiss {
             notices.remove(at: index)
             send([.remove(id: action.node)])
-        } else if action.name == "draft" {
+        } else if action.name == .draft {
             guard let screen = visibleScreen, case let .string(text)? = action.value else {
-                throw ScreenError.invalidValue(node: action.node, name: action.name)
+                throw ScreenError.invalidValue(node: action.node, name: action.name.rawValue)
             }
             try await scene?.drafts.set(text, for: screen.draftKey(action.node))
         } else if let screen = visibleScreen {
-            try await screen.handle(action)
+            try await screen.perform(action)
         } else {
-            throw ScreenError.unknownAction(node: action.node, name: action.name)
+            throw ScreenError.unknownAction(node: action.node, name: action.name.rawValue)
         }
     }
 
@@ -233,7 +241,7 @@ public final class SceneWindow {
             children.append(ViewNode(id: NodeID.tabBar, kind: .tabBar, children: tabs.map { tab in
                 var props: [String: ViewValue] = ["label": .string(tab.title), "selected": .bool(tab.id == selectedTabID)]
                 if let badge = tab.badge { props["badge"] = .string(badge) }
-                return ViewNode(id: tabNodeID(tab.id), kind: .tab, props: props)
+                return ViewNode(id: NodeID.tab(tab.id), kind: .tab, props: props)
             }))
         }
         children.append(ViewNode(id: NodeID.overlay, kind: .overlay,
@@ -292,7 +300,7 @@ public final class SceneWindow {
         sequences[app] = max(sequences[app] ?? 0, sequence)
     }
 
-    func navigationDidChange(_ changed: NavigationController, transition: String?) {
+    func navigationDidChange(_ changed: NavigationController, transition: ViewNode.Transition?) {
         guard changed === navigation else { return }
         send([
             .replace(id: NodeID.navigationBar, node: makeNavigationBar(), transition: nil),
@@ -300,8 +308,10 @@ public final class SceneWindow {
         ])
     }
 
+    // MARK: - SceneUserInterface
+
     /// The scene came back to the foreground: send what was held, or redraw if too much was.
-    func sceneDidEnterForeground() {
+    public func sceneWillEnterForeground() {
         guard let outlet, hasRendered else { return }
         if needsRedraw {
             redraw()
@@ -314,16 +324,25 @@ public final class SceneWindow {
         }
     }
 
-    func tearDown() {
+    /// The scene is disconnecting: keep what the other end shows, so a reconnect is patched.
+    public func sceneWillDisconnect() async {
+        await persistResumePoint()
+    }
+
+    /// The scene disconnected: every screen stops following its models.
+    public func sceneDidReleaseUserInterface() {
         for tab in tabs { tab.navigation.stopAll() }
         outlet = nil
     }
 
     private var emptyScreen: ViewNode { ViewNode(id: NodeID.screen, kind: .screen) }
 
-    private func tabNodeID(_ id: String) -> String { "tab-\(id)" }
-
     private static func noticeNode(_ id: String, _ message: String) -> ViewNode {
         ViewNode(id: id, kind: .notice, props: ["message": .string(message)])
     }
+}
+
+extension Scene {
+    /// The scene's window, once its delegate made one.
+    public var window: SceneWindow? { userInterface as? SceneWindow }
 }

@@ -1,5 +1,7 @@
 import Foundation
 import SceneSync
+@testable import SceneSyncUI
+@testable import SceneSyncServer
 import Testing
 
 /// `WindowProtocol.encode` writes JSON by hand; `JSONEncoder` with sorted keys, through the
@@ -30,7 +32,7 @@ import Testing
             .welcome(session: "S", app: "lootlogger", title: "Loot"),
             .render(root: ViewNode(id: "window", kind: .window, children: [node]), seq: ["lootlogger": 3], route: "/items"),
             .patch(ops: [.insert(parent: "items", index: 0, node: node), .remove(id: "a"), .move(id: "b", index: 2),
-                         .replace(id: "c", node: node, transition: "push"), .replace(id: "c", node: node, transition: nil),
+                         .replace(id: "c", node: node, transition: .push), .replace(id: "c", node: node, transition: nil),
                          .set(id: "items", props: ["footer": "1 item", "badge": .null])],
                    seq: ["lootlogger": 102, "other": 0]),
             .resumed(seq: [:]),
@@ -168,7 +170,7 @@ private struct SeededRandom: RandomNumberGenerator {
         case 0: .insert(parent: text(), index: integer(), node: node(depth: 1))
         case 1: .remove(id: text())
         case 2: .move(id: text(), index: integer())
-        case 3: .replace(id: text(), node: node(depth: 1), transition: Bool.random(using: &self) ? text() : nil)
+        case 3: .replace(id: text(), node: node(depth: 1), transition: Bool.random(using: &self) ? ViewNode.Transition.allCases.randomElement(using: &self) : nil)
         default: .set(id: text(), props: props())
         }
     }

@@ -1,12 +1,15 @@
+public import SceneSync
+
 /// One screen of a window: the server-side counterpart of a `UIViewController`.
 ///
 /// A screen describes its content as ``ViewNode``s, follows the model controllers it shows, and
 /// turns their events into precise ``Patch``es, the way a table view controller calls `insertRows`
-/// rather than `reloadData`. It never changes its own view in answer to the user: ``handle(_:)``
-/// sends an intent, and the view changes when the event comes back. It never pushes another
-/// screen either: it tells its coordinator what the user wants.
+/// rather than `reloadData`. What the user does reaches the handlers the screen built its nodes
+/// with (`onTap:`, `onSelect:`, `onCommit:` …). A handler never changes the view itself: it sends
+/// an intent, and the view changes when the event comes back. Nor does it push another screen: it
+/// tells the screen's coordinator what the user wants.
 ///
-/// Subclasses override ``load()``, ``makeContent()`` and ``handle(_:)``.
+/// Subclasses override ``load()`` and ``makeContent()``.
 @MainActor
 open class ScreenController {
     /// Where this screen is in the app's navigation.
@@ -23,7 +26,11 @@ open class ScreenController {
     /// The last sequence number the screen applied, per app, for the window to note when the
     /// screen joins it after loading.
     var appliedSequences: [String: UInt64] = [:]
+    /// The handlers of the nodes the window was last sent, by node id.
+    private var actionTable: [String: NodeActions] = [:]
+    private var followTasks: [Task<Void, Never>] = []
     private var tasks: [Task<Void, Never>] = []
+    private var isReloading = false
 
     /// Creates a screen for `route`.
     public init(route: Route, title: String) {
@@ -32,22 +39,16 @@ open class ScreenController {
     }
 
     deinit {
-        for task in tasks { task.cancel() }
+        for task in tasks + followTasks { task.cancel() }
     }
 
-    /// Loads what the screen shows (a model's snapshot) and starts following its events; called
-    /// once, before the screen is first drawn.
+    /// Loads what the screen shows (a model's snapshot) and starts following its events with
+    /// ``follow(_:from:_:)``. Called once before the screen is first drawn, and again if the
+    /// screen fell so far behind a model's log that it must start over from a fresh snapshot.
     open func load() async {}
 
     /// The screen's content: the children of its ``ViewNode/Kind/screen`` node.
     open func makeContent() -> [ViewNode] { [] }
-
-    /// Handles what the user did to one of the screen's nodes.
-    ///
-    /// - Throws: ``ScreenError`` for an action the screen does not know; the window reports it.
-    open func handle(_ action: UserAction) async throws {
-        throw ScreenError.unknownAction(node: action.node, name: action.name)
-    }
 
     /// The screen is about to leave its navigation stack for good.
     open func willBeRemoved() {}
@@ -61,6 +62,7 @@ open class ScreenController {
     /// when it shows again.
     public func update(_ patches: [Patch]) {
         guard isVisible, !patches.isEmpty else { return }
+        for patch in patches { noteActions(of: patch) }
         window?.send(patches)
     }
 
@@ -73,25 +75,28 @@ open class ScreenController {
 
     /// Changes the navigation bar's buttons.
     public func setBarButtons(_ buttons: [ViewNode]) {
+        for button in barButtons { actionTable[button.id] = nil }
         barButtons = buttons
+        for button in buttons { register(button) }
         guard isVisible, let window else { return }
         window.send([.replace(id: SceneWindow.NodeID.navigationBar, node: window.makeNavigationBar(), transition: nil)])
     }
 
     /// Follows a model controller's events after `snapshot` (the sequence number of the snapshot
     /// the screen was loaded from), calling `handler` on the main actor for each, until the screen
-    /// leaves its stack or its scene disconnects. If the log can no longer catch the screen up
-    /// (it fell too far behind), `reload` is called with a fresh snapshot's sequence number and the
-    /// window is drawn afresh.
+    /// leaves its stack or its scene disconnects.
+    ///
+    /// If the log can no longer catch the screen up (it fell too far behind and the log was
+    /// trimmed), the screen stops following, ``load()`` runs again from a fresh snapshot, and the
+    /// window is drawn afresh: a screen never stops following silently.
     public func follow<State: ModelState>(
         _ controller: ModelController<State>,
         from snapshot: UInt64,
-        reload: (@MainActor () async -> UInt64)? = nil,
         _ handler: @escaping @MainActor (EventEnvelope<State.Event>) -> Void
     ) {
         let app = controller.app
         noteApplied(snapshot, for: app)
-        tasks.append(Task { @MainActor [weak self] in
+        followTasks.append(Task { @MainActor [weak self] in
             do {
                 for try await envelope in controller.events(after: snapshot) {
                     guard let self else { return }
@@ -99,10 +104,12 @@ open class ScreenController {
                     handler(envelope)
                 }
             } catch {
-                guard let self, !Task.isCancelled, let reload else { return }
-                let fresh = await reload()
-                self.follow(controller, from: fresh, reload: reload, handler)
-                self.window?.redraw()
+                guard !Task.isCancelled else { return }
+                if case SubscriptionError.tooOld = error {} else {
+                    // The log could not be read: try again shortly rather than at once.
+                    try? await Task.sleep(for: .seconds(1))
+                }
+                await self?.reloadAfterFallingBehind()
             }
         })
     }
@@ -122,21 +129,69 @@ open class ScreenController {
         try? await window?.scene?.drafts.remove(draftKey(field))
     }
 
+    /// The scene this screen acts for, as the origin of its intents.
+    public var origin: SceneSession.ID? { window?.scene?.session.id }
+
+    // MARK: - Internal
+
+    /// Runs the handler the node `action.node` was built with.
+    ///
+    /// - Throws: ``ScreenError`` if the node has no handler for the action, or the action's value
+    ///   is not what the handler takes; otherwise what the handler throws.
+    func perform(_ action: UserAction) async throws {
+        guard let handler = actionTable[action.node]?[action.name] else {
+            throw ScreenError.unknownAction(node: action.node, name: action.name.rawValue)
+        }
+        do {
+            try await handler(action.value)
+        } catch is ActionValueError {
+            throw ScreenError.invalidValue(node: action.node, name: action.name.rawValue)
+        }
+    }
+
+    private func reloadAfterFallingBehind() async {
+        guard !isReloading, !Task.isCancelled else { return }
+        isReloading = true
+        defer { isReloading = false }
+        for task in followTasks { task.cancel() }
+        followTasks = []
+        await load()
+        if isVisible { window?.redraw() }
+    }
+
     private func noteApplied(_ sequence: UInt64, for app: String) {
         appliedSequences[app] = max(appliedSequences[app] ?? 0, sequence)
         window?.noteSequence(sequence, for: app)
+    }
+
+    private func noteActions(of patch: Patch) {
+        switch patch {
+        case let .insert(_, _, node), let .replace(_, node, _): register(node)
+        case let .remove(id): actionTable[id] = nil
+        case .move, .set: break
+        }
+    }
+
+    private func register(_ node: ViewNode) {
+        if !node.actions.isEmpty { actionTable[node.id] = node.actions }
+        for child in node.children { register(child) }
     }
 
     func draftKey(_ field: String) -> String { "\(route)#\(field)" }
 
     func stop() {
         willBeRemoved()
-        for task in tasks { task.cancel() }
+        for task in tasks + followTasks { task.cancel() }
         tasks = []
+        followTasks = []
     }
 
     func makeNode() -> ViewNode {
-        ViewNode(id: SceneWindow.NodeID.screen, kind: .screen, props: ["route": .string(route.description)], children: makeContent())
+        let content = makeContent()
+        actionTable = [:]
+        for button in barButtons { register(button) }
+        for node in content { register(node) }
+        return ViewNode(id: SceneWindow.NodeID.screen, kind: .screen, props: ["route": .string(route.description)], children: content)
     }
 }
 

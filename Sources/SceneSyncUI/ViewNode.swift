@@ -1,9 +1,10 @@
 /// One component of a window's view, described as data: the server-driven counterpart of a
-/// `UIView`. The renderer draws nodes by ``kind``; patches address them by ``id``.
+/// `UIView`. The renderer draws nodes by ``kind``; patches address them by ``id``; what the user
+/// does to a node runs the handler the node was built with (see ``actions``).
 ///
 /// ```swift
 /// ViewNode.row(id: "item-\(key)", title: "Shiny Spork", subtitle: "A1B2C3D4", detail: "$42",
-///              accessory: .disclosure, action: "select")
+///              disclosure: true, onSelect: { [weak self] in await self?.show(key) })
 /// ```
 public struct ViewNode: Codable, Equatable, Sendable {
     /// Unique within a window and stable across updates: a row keeps its id for as long as it shows
@@ -15,13 +16,41 @@ public struct ViewNode: Codable, Equatable, Sendable {
     public var props: [String: ViewValue]
     /// Child components, in order.
     public var children: [ViewNode]
+    /// What runs when the user acts on the node. Not part of the node's value: two nodes that
+    /// draw the same are equal whatever their handlers, and handlers never go on the wire.
+    public var actions: NodeActions
 
     /// Creates a node.
-    public init(id: String, kind: Kind, props: [String: ViewValue] = [:], children: [ViewNode] = []) {
+    public init(id: String, kind: Kind, props: [String: ViewValue] = [:], children: [ViewNode] = [], actions: NodeActions = NodeActions()) {
         self.id = id
         self.kind = kind
         self.props = props
         self.children = children
+        self.actions = actions
+    }
+
+    private enum CodingKeys: String, CodingKey { case id, kind, props, children }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        kind = try container.decode(Kind.self, forKey: .kind)
+        props = try container.decode([String: ViewValue].self, forKey: .props)
+        children = try container.decode([ViewNode].self, forKey: .children)
+        actions = NodeActions()
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(props, forKey: .props)
+        try container.encode(children, forKey: .children)
+    }
+
+    /// Whether both nodes draw the same: ids, kinds, properties and children; handlers aside.
+    public static func == (lhs: ViewNode, rhs: ViewNode) -> Bool {
+        lhs.id == rhs.id && lhs.kind == rhs.kind && lhs.props == rhs.props && lhs.children == rhs.children
     }
 
     /// The kinds of component the renderer knows.
@@ -46,7 +75,7 @@ public struct ViewNode: Codable, Equatable, Sendable {
         case row
         /// A form: sections of fields and labels.
         case form
-        /// An editable text field (also for numbers, with `inputMode` "numeric").
+        /// An editable text field (also for numbers, with ``InputMode/numeric``).
         case textField
         /// A read-only label and value.
         case label
@@ -73,12 +102,19 @@ public struct ViewNode: Codable, Equatable, Sendable {
 public enum ViewValue: Codable, Equatable, Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
+    /// A string.
     case string(String)
+    /// An integer.
     case int(Int)
+    /// A number with a fraction.
     case double(Double)
+    /// A Boolean.
     case bool(Bool)
+    /// A list of values.
     case array([ViewValue])
+    /// An object of values by name.
     case object([String: ViewValue])
+    /// JSON's `null`; in a `set` patch it removes the property.
     case null
 
     public init(stringLiteral value: String) { self = .string(value) }

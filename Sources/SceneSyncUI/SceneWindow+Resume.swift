@@ -1,28 +1,27 @@
 import Foundation
+import SceneSync
 
 /// Resuming a reconnecting window with patches instead of a redraw.
 extension SceneWindow {
     /// What a window showed when its connection went away: the tree, the sequence numbers it had
     /// been sent, and its route. Saved with the scene so a reconnect can be patched, not redrawn.
-    struct ResumePoint: Decodable {
+    struct ResumePoint: Codable {
         var root: ViewNode
         var seq: [String: UInt64]
         var route: String
     }
 
     static let resumePointKey = "scenesync.window.resumePoint"
-    static let resumePointLimit = 8 * 1024 * 1024
+    /// The largest resume point kept, encoded. A window whose tree is larger is redrawn when it
+    /// reconnects, which costs its bytes once instead of keeping them for every closed window.
+    public static let resumePointLimit = 2 * 1024 * 1024
 
     /// Saves what the other end showed when it went away, so that a reconnect, even to a restarted
     /// process, can be patched instead of redrawn. Nothing is saved if patches were held back.
     func persistResumePoint() async {
         captureResumePoint()
         guard let scene else { return }
-        // Written as the `render` message it amounts to, by the protocol's fast writer: when many
-        // windows close at once this runs for each. `ResumePoint` reads it back (its keys plus
-        // `type` and `v`).
-        if let departed, case let data = WindowProtocol.encode(.render(root: departed.root, seq: departed.seq, route: departed.route)),
-           data.count <= Self.resumePointLimit {
+        if let departed, let data = try? JSONEncoder().encode(departed), data.count <= Self.resumePointLimit {
             try? await scene.drafts.setData(data, for: Self.resumePointKey, limit: Self.resumePointLimit)
         } else {
             try? await scene.drafts.remove(Self.resumePointKey)

@@ -1,3 +1,5 @@
+import SceneSyncUI
+
 /// Writes server messages as JSON by hand.
 ///
 /// The output is the text `JSONEncoder` gives with `.sortedKeys` (keys in order of their UTF-8
@@ -86,7 +88,7 @@ struct MessageJSONWriter {
             key("id", first: true); string(id)
             key("node"); try self.node(node)
             key("op"); raw(#""replace""#)
-            if let transition { key("transition"); string(transition) }
+            if let transition { key("transition"); string(transition.rawValue) }
         case let .set(id, props):
             key("id", first: true); string(id)
             key("op"); raw(#""set""#)

@@ -1,4 +1,5 @@
 public import Foundation
+public import SceneSyncUI
 
 /// The messages between a window (the browser's renderer) and the scene that drives it: every
 /// message name and field, in one place. The renderer's `protocol.js` mirrors this file.
@@ -151,27 +152,6 @@ public enum ClientMessage: Equatable, Sendable, Decodable {
     }
 }
 
-/// What the user did to one node, as the renderer reports it.
-public struct UserAction: Equatable, Sendable, Codable {
-    /// A number the window chose, echoed in the ``ServerMessage/ack(ref:)`` or error for it.
-    public var ref: Int
-    /// The node acted on.
-    public var node: String
-    /// What was done: "tap", "select", "delete", "move", "commit", "draft", "back", "dismiss", or
-    /// the name of a row action or alert button.
-    public var name: String
-    /// The action's value: typed text, a target index.
-    public var value: ViewValue?
-
-    /// Creates an action.
-    public init(ref: Int = 0, node: String, name: String, value: ViewValue? = nil) {
-        self.ref = ref
-        self.node = node
-        self.name = name
-        self.value = value
-    }
-}
-
 /// A message to a window.
 public enum ServerMessage: Equatable, Sendable, Encodable {
     /// The window is connected to `session` of `app`.
@@ -195,6 +175,15 @@ public enum ServerMessage: Equatable, Sendable, Encodable {
 
     enum CodingKeys: String, CodingKey {
         case type, v, session, app, title, root, seq, route, ops, ref, code, message, url, retryAfter
+    }
+
+    /// The message that carries a window's update.
+    public init(_ update: WindowUpdate) {
+        switch update {
+        case let .render(root, seq, route): self = .render(root: root, seq: seq, route: route)
+        case let .patch(ops, seq): self = .patch(ops: ops, seq: seq)
+        case let .resumed(seq): self = .resumed(seq: seq)
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {

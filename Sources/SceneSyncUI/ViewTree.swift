@@ -1,28 +1,38 @@
 /// A window's view held as a tree, with patches applied in place: what the renderer does in the
-/// browser, done in Swift so tests can read what a window shows.
+/// browser, done in Swift so tests can read what a window shows. Both are strict alike (the
+/// fixture corpus under `Tests/Fixtures/ViewTree` holds them to it): an index out of range is
+/// refused, never clamped, and so is a node whose id the tree already has.
 public struct ViewTree: Equatable, Sendable {
     /// The root node.
     public private(set) var root: ViewNode
+    /// Every id in the tree.
+    private var ids: Set<String>
 
     /// A tree with `root`.
     public init(_ root: ViewNode) {
         self.root = root
+        ids = []
+        Self.collect(root, into: &ids)
     }
 
     /// Applies a patch.
     ///
-    /// - Throws: ``ViewTreeError`` if it names a node that is not there, or an index out of range;
-    ///   the tree is unchanged then.
+    /// - Throws: ``ViewTreeError`` if it names a node that is not there, an index out of range, or
+    ///   brings in an id the tree already has; the tree is unchanged then.
     public mutating func apply(_ patch: Patch) throws(ViewTreeError) {
         switch patch {
         case let .insert(parent, index, node):
+            let added = try Self.newIDs(of: node, besides: ids)
             try modify(parent) { target throws(ViewTreeError) in
                 guard (0...target.children.count).contains(index) else { throw .indexOutOfRange(parent, index) }
                 target.children.insert(node, at: index)
             }
+            ids.formUnion(added)
         case let .remove(id):
             guard id != root.id else { throw .cannotRemoveRoot }
-            try modifyParent(of: id) { parent, position throws(ViewTreeError) in parent.children.remove(at: position) }
+            var removed: ViewNode?
+            try modifyParent(of: id) { parent, position throws(ViewTreeError) in removed = parent.children.remove(at: position) }
+            if let removed { ids.subtract(Self.allIDs(of: removed)) }
         case let .move(id, index):
             try modifyParent(of: id) { parent, position throws(ViewTreeError) in
                 let node = parent.children.remove(at: position)
@@ -30,7 +40,12 @@ public struct ViewTree: Equatable, Sendable {
                 parent.children.insert(node, at: index)
             }
         case let .replace(id, node, _):
+            guard let existing = self.node(id) else { throw .unknownNode(id) }
+            let replaced = Self.allIDs(of: existing)
+            let added = try Self.newIDs(of: node, besides: ids.subtracting(replaced))
             try modify(id) { target throws(ViewTreeError) in target = node }
+            ids.subtract(replaced)
+            ids.formUnion(added)
         case let .set(id, props):
             try modify(id) { target throws(ViewTreeError) in
                 for (key, value) in props {
@@ -58,6 +73,31 @@ public struct ViewTree: Equatable, Sendable {
             node.children.forEach(visit)
         }
         visit(root)
+        return result
+    }
+
+    private static func collect(_ node: ViewNode, into ids: inout Set<String>) {
+        ids.insert(node.id)
+        for child in node.children { collect(child, into: &ids) }
+    }
+
+    private static func allIDs(of node: ViewNode) -> Set<String> {
+        var result: Set<String> = []
+        collect(node, into: &result)
+        return result
+    }
+
+    /// The ids of `node` and its descendants, if none is in `taken` and none is used twice.
+    private static func newIDs(of node: ViewNode, besides taken: Set<String>) throws(ViewTreeError) -> Set<String> {
+        var result: Set<String> = []
+        var duplicate: String?
+        func visit(_ node: ViewNode) {
+            guard duplicate == nil else { return }
+            if taken.contains(node.id) || !result.insert(node.id).inserted { duplicate = node.id; return }
+            for child in node.children { visit(child) }
+        }
+        visit(node)
+        if let duplicate { throw .duplicateID(duplicate) }
         return result
     }
 
@@ -112,4 +152,16 @@ public enum ViewTreeError: Error, Equatable, Sendable {
     case indexOutOfRange(String, Int)
     /// The root cannot be removed.
     case cannotRemoveRoot
+    /// A node brought in has an id the tree already has, or uses one id twice.
+    case duplicateID(String)
+
+    /// The reason's name, as the fixture corpus and the renderer call it.
+    public var reason: String {
+        switch self {
+        case .unknownNode: "unknownNode"
+        case .indexOutOfRange: "indexOutOfRange"
+        case .cannotRemoveRoot: "cannotRemoveRoot"
+        case .duplicateID: "duplicateID"
+        }
+    }
 }

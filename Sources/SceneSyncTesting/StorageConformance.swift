@@ -1,0 +1,225 @@
+import Foundation
+import Logging
+public import SceneSync
+public import Testing
+
+/// Test bodies every ``SceneSync/SceneSyncStorage`` must pass, whatever database is under it: a
+/// second storage is held to the same contract as SQLite by running these against it.
+///
+/// ```swift
+/// @Test(arguments: StorageConformance.Check.allCases)
+/// func myStorageConforms(_ check: StorageConformance.Check) async throws {
+///     try await StorageConformance.run(check) { try await MyStorage.fresh() }
+/// }
+/// ```
+///
+/// Each check is given a factory that makes a fresh, empty storage, and records failures through
+/// Swift Testing's `#expect`.
+public enum StorageConformance {
+    /// What a storage must do.
+    public enum Check: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        /// A new storage holds nothing.
+        case startsEmpty
+        /// A batch's events and records are there after it commits, and after a reopen.
+        case commitsEventsAndRecords
+        /// Events come back in order from any point, at most `limit` of them.
+        case replaysTheLogInOrder
+        /// A batch that does not follow the log without a gap is refused whole.
+        case refusesABatchWithAGap
+        /// Trimming drops the oldest events and keeps the sequence going.
+        case trimsTheLogAndKeepsTheSequence
+        /// A subscriber that fell behind a trimmed log is told it is too old.
+        case aSubscriberBehindATrimmedLogIsTooOld
+        /// Apps' logs and records are apart.
+        case keepsAppsApart
+        /// Sessions are saved, replaced, listed, marked closed and deleted.
+        case keepsSessions
+        /// Per-scene storage (drafts) is kept per session and deleted with it.
+        case keepsPerSceneStorage
+        /// Discarding a session deletes it and its drafts, and nothing of other sessions.
+        case discardsSessionsAndTheirDrafts
+
+        public var testDescription: String { rawValue }
+    }
+
+    /// Runs `check` against storages made by `make`.
+    public static func run(_ check: Check, make: @Sendable () async throws -> any SceneSyncStorage) async throws {
+        switch check {
+        case .startsEmpty: try await startsEmpty(try await make())
+        case .commitsEventsAndRecords: try await commitsEventsAndRecords(try await make())
+        case .replaysTheLogInOrder: try await replaysTheLogInOrder(try await make())
+        case .refusesABatchWithAGap: try await refusesABatchWithAGap(try await make())
+        case .trimsTheLogAndKeepsTheSequence: try await trimsTheLogAndKeepsTheSequence(try await make())
+        case .aSubscriberBehindATrimmedLogIsTooOld: try await aSubscriberBehindATrimmedLogIsTooOld(try await make())
+        case .keepsAppsApart: try await keepsAppsApart(try await make())
+        case .keepsSessions: try await keepsSessions(try await make())
+        case .keepsPerSceneStorage: try await keepsPerSceneStorage(try await make())
+        case .discardsSessionsAndTheirDrafts: try await discardsSessionsAndTheirDrafts(try await make())
+        }
+    }
+
+    // MARK: - The log and records
+
+    static let app = "conformance"
+
+    static func event(_ sequence: UInt64, origin: SceneSession.ID? = nil) -> StoredEvent {
+        StoredEvent(sequence: sequence, origin: origin, timestamp: Date(timeIntervalSinceReferenceDate: Double(sequence)),
+                    payload: Data(#"{"n":\#(sequence)}"#.utf8))
+    }
+
+    static func batch(_ sequences: ClosedRange<UInt64>, app: String = app, record: String = "a", value: String = "1",
+                      trimThrough: UInt64? = nil) -> CommitBatch {
+        CommitBatch(app: app, events: sequences.map { event($0) },
+                    changes: [EncodedRecordChange(collection: "c", key: record, value: Data(value.utf8))], trimThrough: trimThrough)
+    }
+
+    static func startsEmpty(_ storage: any SceneSyncStorage) async throws {
+        let model = try await storage.loadModel(app: app)
+        #expect(model.lastSequence == 0)
+        #expect(model.firstRetainedSequence == 1)
+        #expect(model.records.collections.isEmpty)
+        #expect(try await storage.events(app: app, after: 0, limit: 10).isEmpty)
+        #expect(try await storage.allSessions().isEmpty)
+    }
+
+    static func commitsEventsAndRecords(_ storage: any SceneSyncStorage) async throws {
+        let origin = SceneSession.ID()
+        try await storage.commit(CommitBatch(
+            app: app, events: [event(1, origin: origin), event(2)],
+            changes: [
+                EncodedRecordChange(collection: "items", key: "a", value: Data("1".utf8)),
+                EncodedRecordChange(collection: "items", key: "b", value: Data("2".utf8)),
+                EncodedRecordChange(collection: "items", key: "a", value: Data("3".utf8)),
+            ],
+            trimThrough: nil))
+        try await storage.commit(CommitBatch(
+            app: app, events: [event(3)], changes: [EncodedRecordChange(collection: "items", key: "b", value: nil)], trimThrough: nil))
+        let model = try await storage.loadModel(app: app)
+        #expect(model.lastSequence == 3)
+        #expect(model.records.collections["items"] == ["a": Data("3".utf8)])
+        let events = try await storage.events(app: app, after: 0, limit: 10)
+        #expect(events == [event(1, origin: origin), event(2), event(3)])
+    }
+
+    static func replaysTheLogInOrder(_ storage: any SceneSyncStorage) async throws {
+        for start in stride(from: UInt64(1), through: 91, by: 10) {
+            try await storage.commit(batch(start...(start + 9)))
+        }
+        #expect(try await storage.events(app: app, after: 0, limit: 5).map(\.sequence) == [1, 2, 3, 4, 5])
+        #expect(try await storage.events(app: app, after: 42, limit: 3).map(\.sequence) == [43, 44, 45])
+        #expect(try await storage.events(app: app, after: 98, limit: 10).map(\.sequence) == [99, 100])
+        #expect(try await storage.events(app: app, after: 100, limit: 10).isEmpty)
+    }
+
+    static func refusesABatchWithAGap(_ storage: any SceneSyncStorage) async throws {
+        try await storage.commit(batch(1...3))
+        await #expect(throws: StorageError.sequenceConflict(app: app, expected: 4, got: 5)) {
+            try await storage.commit(batch(5...6, record: "b"))
+        }
+        await #expect(throws: StorageError.sequenceConflict(app: app, expected: 4, got: 3)) {
+            try await storage.commit(batch(3...4, record: "b"))
+        }
+        let model = try await storage.loadModel(app: app)
+        #expect(model.lastSequence == 3)
+        #expect(model.records.collections["c"]?.keys.sorted() == ["a"])
+        #expect(try await storage.events(app: app, after: 0, limit: 10).map(\.sequence) == [1, 2, 3])
+    }
+
+    static func trimsTheLogAndKeepsTheSequence(_ storage: any SceneSyncStorage) async throws {
+        try await storage.commit(batch(1...10))
+        try await storage.commit(batch(11...12, trimThrough: 8))
+        let model = try await storage.loadModel(app: app)
+        #expect(model.lastSequence == 12)
+        #expect(model.firstRetainedSequence == 9)
+        #expect(try await storage.events(app: app, after: 0, limit: 10).map(\.sequence) == [9, 10, 11, 12])
+        try await storage.commit(batch(13...13))
+        #expect(try await storage.loadModel(app: app).lastSequence == 13)
+    }
+
+    static func aSubscriberBehindATrimmedLogIsTooOld(_ storage: any SceneSyncStorage) async throws {
+        try await storage.commit(batch(1...10))
+        try await storage.commit(batch(11...20, trimThrough: 15))
+        let controller = try await ModelController<Counter>(app: app, storage: storage, logger: .init(label: "conformance"))
+        var iterator = controller.events(after: 3).makeAsyncIterator()
+        await #expect(throws: SubscriptionError.tooOld(requested: 3, oldestAvailable: 16)) { _ = try await iterator.next() }
+        await controller.close()
+    }
+
+    static func keepsAppsApart(_ storage: any SceneSyncStorage) async throws {
+        try await storage.commit(batch(1...2, app: "one", record: "x"))
+        try await storage.commit(batch(1...5, app: "two", record: "y"))
+        #expect(try await storage.loadModel(app: "one").lastSequence == 2)
+        #expect(try await storage.loadModel(app: "one").records.collections["c"]?.keys.sorted() == ["x"])
+        #expect(try await storage.loadModel(app: "two").lastSequence == 5)
+        #expect(try await storage.events(app: "one", after: 0, limit: 10).count == 2)
+    }
+
+    // MARK: - Sessions and per-scene storage
+
+    static func session(closed: Date? = nil) -> SceneSession {
+        let created = Date(timeIntervalSinceReferenceDate: 1_000_000)
+        return SceneSession(configurationName: "Main",
+                            stateRestorationActivity: SceneActivity(type: "com.example.window", title: "Items"),
+                            createdAt: created, lastSeenAt: created.addingTimeInterval(60), closedAt: closed)
+    }
+
+    static func keepsSessions(_ storage: any SceneSyncStorage) async throws {
+        var first = session()
+        let second = session()
+        try await storage.saveSession(first)
+        try await storage.saveSession(second)
+        #expect(try await storage.session(id: first.id) == first)
+        first.lastSeenAt = first.lastSeenAt.addingTimeInterval(3_600)
+        try await storage.saveSession(first)
+        #expect(try await storage.session(id: first.id) == first)
+        #expect(Set(try await storage.allSessions().map(\.id)) == [first.id, second.id])
+
+        let closedAt = Date(timeIntervalSinceReferenceDate: 2_000_000)
+        try await storage.markSessionsClosed([second.id], at: closedAt)
+        #expect(try await storage.session(id: second.id)?.closedAt == closedAt)
+        #expect(try await storage.session(id: first.id)?.closedAt == nil)
+        #expect(try await storage.session(id: SceneSession.ID()) == nil)
+    }
+
+    static func keepsPerSceneStorage(_ storage: any SceneSyncStorage) async throws {
+        let one = session()
+        let two = session()
+        try await storage.saveSession(one)
+        try await storage.saveSession(two)
+        try await storage.setDraft(Data(#""Rusty Sp""#.utf8), key: "item#name", session: one.id)
+        try await storage.setDraft(Data(#""42""#.utf8), key: "item#value", session: one.id)
+        try await storage.setDraft(Data(#""other""#.utf8), key: "item#name", session: two.id)
+        try await storage.setDraft(Data(#""Rusty Spork""#.utf8), key: "item#name", session: one.id)
+        #expect(try await storage.drafts(session: one.id) == ["item#name": Data(#""Rusty Spork""#.utf8), "item#value": Data(#""42""#.utf8)])
+        try await storage.setDraft(nil, key: "item#value", session: one.id)
+        #expect(try await storage.drafts(session: one.id) == ["item#name": Data(#""Rusty Spork""#.utf8)])
+        #expect(try await storage.drafts(session: two.id) == ["item#name": Data(#""other""#.utf8)])
+    }
+
+    static func discardsSessionsAndTheirDrafts(_ storage: any SceneSyncStorage) async throws {
+        let gone = session()
+        let kept = session()
+        for session in [gone, kept] {
+            try await storage.saveSession(session)
+            try await storage.setDraft(Data("1".utf8), key: "draft", session: session.id)
+        }
+        try await storage.deleteSessions([gone.id])
+        #expect(try await storage.session(id: gone.id) == nil)
+        #expect(try await storage.drafts(session: gone.id).isEmpty)
+        #expect(try await storage.session(id: kept.id) != nil)
+        #expect(try await storage.drafts(session: kept.id) == ["draft": Data("1".utf8)])
+        #expect(try await storage.allSessions().map(\.id) == [kept.id])
+    }
+}
+
+/// The smallest model a conformance check opens a model controller on.
+struct Counter: ModelState {
+    enum Event: UpdateEvent { case added }
+    var count = 0
+    init() {}
+    init(records: RecordSet) throws {}
+    mutating func apply(_ event: Event) -> [RecordChange] {
+        count += 1
+        return []
+    }
+}

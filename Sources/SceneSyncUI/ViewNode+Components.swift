@@ -1,0 +1,104 @@
+/// Builders for the renderer's components, so screens read like the views they describe. Each
+/// builder that draws something a user can act on takes the handler for it: `onTap:`,
+/// `onSelect:`, `onDelete:`, `onMove:`, `onCommit:`.
+extension ViewNode {
+    /// A handler that takes nothing.
+    public typealias Action = @MainActor @Sendable () async throws -> Void
+
+    /// A button in the navigation bar.
+    public static func barButton(id: String, label: String, side: Side = .trailing, role: Role? = nil, onTap: Action? = nil) -> ViewNode {
+        var actions = NodeActions()
+        actions.on(.tap, onTap)
+        return ViewNode(id: id, kind: .barButton,
+                        props: props(["label": .string(label), "side": .string(side.rawValue), "role": role.map { .string($0.rawValue) }]),
+                        actions: actions)
+    }
+
+    /// A table of sections; in edit mode rows show Delete and can be reordered.
+    public static func table(id: String, label: String, editing: Bool = false, sections: [ViewNode]) -> ViewNode {
+        ViewNode(id: id, kind: .table, props: ["label": .string(label), "editing": .bool(editing)], children: sections)
+    }
+
+    /// A section of a table or form.
+    public static func section(id: String, header: String? = nil, footer: String? = nil, children: [ViewNode]) -> ViewNode {
+        ViewNode(id: id, kind: .section, props: props(["header": header.map(ViewValue.string), "footer": footer.map(ViewValue.string)]),
+                 children: children)
+    }
+
+    /// A table row. It can be deleted in edit mode if it has `onDelete`, reordered if it has
+    /// `onMove` (given the row's new index), and offers `actions` in its menu.
+    public static func row(
+        id: String, title: String, subtitle: String? = nil, detail: String? = nil, image: String? = nil,
+        disclosure: Bool = false, onSelect: Action? = nil, onDelete: Action? = nil,
+        onMove: (@MainActor @Sendable (Int) async throws -> Void)? = nil, actions rowActions: [RowAction] = []
+    ) -> ViewNode {
+        var actions = NodeActions()
+        actions.on(.select, onSelect)
+        actions.on(.delete, onDelete)
+        actions.on(.move, index: onMove)
+        for action in rowActions { actions.on(action.name, action.handler) }
+        return ViewNode(id: id, kind: .row, props: props([
+            "title": .string(title), "subtitle": subtitle.map(ViewValue.string), "detail": detail.map(ViewValue.string),
+            "image": image.map(ViewValue.string), "accessory": disclosure ? "disclosure" : nil,
+            "deletable": onDelete != nil ? true : nil, "movable": onMove != nil ? true : nil,
+            "actions": rowActions.isEmpty ? nil : .array(rowActions.map { ["name": .string($0.name.rawValue), "label": .string($0.label)] }),
+        ]), actions: actions)
+    }
+
+    /// A form of sections.
+    public static func form(id: String, sections: [ViewNode]) -> ViewNode {
+        ViewNode(id: id, kind: .form, children: sections)
+    }
+
+    /// An editable field. `value` is the stored value; `draft` is unsaved text to show instead.
+    /// `onCommit` gets the text when the user leaves the field or presses Enter.
+    public static func textField(
+        id: String, label: String, value: String, draft: String? = nil, placeholder: String? = nil,
+        inputMode: InputMode = .text, error: String? = nil, onCommit: (@MainActor @Sendable (String) async throws -> Void)? = nil
+    ) -> ViewNode {
+        var actions = NodeActions()
+        actions.on(.commit, text: onCommit)
+        return ViewNode(id: id, kind: .textField, props: props([
+            "label": .string(label), "value": .string(value), "draft": draft.map(ViewValue.string),
+            "placeholder": placeholder.map(ViewValue.string), "inputMode": .string(inputMode.rawValue), "error": error.map(ViewValue.string),
+        ]), actions: actions)
+    }
+
+    /// A read-only label and value.
+    public static func label(id: String, label: String, value: String) -> ViewNode {
+        ViewNode(id: id, kind: .label, props: ["label": .string(label), "value": .string(value)])
+    }
+
+    /// A button.
+    public static func button(id: String, label: String, role: Role? = nil, disabled: Bool = false, onTap: Action? = nil) -> ViewNode {
+        var actions = NodeActions()
+        actions.on(.tap, onTap)
+        return ViewNode(id: id, kind: .button,
+                        props: props(["label": .string(label), "role": role.map { .string($0.rawValue) }, "disabled": disabled ? true : nil]),
+                        actions: actions)
+    }
+
+    /// An image with its text alternative.
+    public static func image(id: String, source: String, alternative: String) -> ViewNode {
+        ViewNode(id: id, kind: .image, props: ["src": .string(source), "alt": .string(alternative)])
+    }
+
+    /// A paragraph.
+    public static func text(id: String, _ text: String, style: TextStyle = .body) -> ViewNode {
+        ViewNode(id: id, kind: .text, props: ["text": .string(text), "style": .string(style.rawValue)])
+    }
+
+    /// What an empty list shows.
+    public static func emptyState(id: String, title: String, message: String? = nil) -> ViewNode {
+        ViewNode(id: id, kind: .emptyState, props: props(["title": .string(title), "message": message.map(ViewValue.string)]))
+    }
+
+    /// A column of children.
+    public static func stack(id: String, children: [ViewNode]) -> ViewNode {
+        ViewNode(id: id, kind: .stack, children: children)
+    }
+
+    private static func props(_ values: [String: ViewValue?]) -> [String: ViewValue] {
+        values.compactMapValues { $0 }
+    }
+}
