@@ -92,6 +92,14 @@ class Run:
     def node(self, node_id):
         return self.d.find_element(By.CSS_SELECTOR, f'[data-node-id="{node_id}"]')
 
+    def rows(self):
+        """The harness items' row ids (`item-<UUID>`, as ItemsScreen names rows), in their first order."""
+        return self.js("return harness.items.map(harness.rowId)")
+
+    def route(self, index=None):
+        """SceneWindow.routeKey for the list, or for item `index`'s detail screen."""
+        return self.js("return harness.routeKey(arguments[0] === null ? null : harness.items[arguments[0]])", index)
+
     def collect_logs(self, label):
         for entry in self.d.get_log("browser"):
             if entry["level"] == "SEVERE":
@@ -105,6 +113,7 @@ class Run:
 
 def behaviour(r, motion="0"):
     r.open(f"motion={motion}")
+    a1, b2, c3, d4, e5 = r.rows()
     hello = r.sent("hello")[0]
     r.check("hello has v, visible, focused and no unknown fields",
             hello["v"] == 1 and "visible" in hello and "focused" in hello and set(hello) <= {"type", "v", "session", "seq", "route", "open", "token", "visible", "focused"}, json.dumps(hello))
@@ -113,15 +122,18 @@ def behaviour(r, motion="0"):
     r.check("session stored", r.js("return sessionStorage.getItem('scenesync.session.lootlogger')") == "0123456789abcdef0123456789abcdef")
     r.check("seq stored", json.loads(r.js("return sessionStorage.getItem('scenesync.seq.lootlogger')")) == {"lootlogger": 1})
     r.check("table is a list named Items", r.js("return document.querySelector('[role=list]').getAttribute('aria-label')") == "Items")
-    r.check("footer shows total", "5 items — $210 total" in r.node("items-section").text)
+    r.check("footer shows total", "5 items — $210 total" in r.node("items").text)
+    r.check("render route is the tab and the screen's route", r.js("return harness.server.delivered.find(m => m.type === 'render').route") == "main:items")
+    r.check("screen route is the list's", r.node("screen").get_attribute("data-route") == "items")
 
     # Row: select via keyboard.
-    main = r.node("item-b2").find_element(By.CSS_SELECTOR, ".ss-row-main")
+    main = r.node(b2).find_element(By.CSS_SELECTOR, ".ss-row-main")
     r.check("row button's accessible name is the title", main.get_attribute("aria-label") == "Rusty Bear")
     main.send_keys(Keys.ENTER)
     r.wait("document.querySelector('[data-node-id=name]')")
     action = r.sent("action")[-1]
-    r.check("Enter on a row sends select", action["node"] == "item-b2" and action["name"] == "select" and isinstance(action["ref"], int), json.dumps(action))
+    r.check("Enter on a row sends select", action["node"] == b2 and action["name"] == "select" and isinstance(action["ref"], int), json.dumps(action))
+    r.check("detail screen route is item/<UUID>", r.node("screen").get_attribute("data-route") == "item/" + b2[len("item-"):])
     r.check("back button named Back", r.d.find_element(By.CSS_SELECTOR, ".ss-back").get_attribute("aria-label") == "Back")
     name_input = r.d.find_element(By.CSS_SELECTOR, '[data-node-id="name"] input')
     r.check("text field labelled Name", r.js("return arguments[0].labels[0].textContent", name_input) == "Name")
@@ -153,16 +165,16 @@ def behaviour(r, motion="0"):
     r.check("Escape reverts to the server value", name_input.get_attribute("value") == "Theirs" and r.node("name").get_attribute("data-changed-elsewhere") is None)
 
     # A full render keeps the element being typed in, its focus and its text.
-    serial = r.node("serial").find_element(By.CSS_SELECTOR, "input")
+    serial = r.node("serialNumber").find_element(By.CSS_SELECTOR, "input")
     serial.click()
     serial.send_keys(Keys.END, "X")
     r.js("arguments[0].__mark = 1; harness.server.render()", serial)
     time.sleep(0.1)
-    kept = r.js("const i = document.querySelector('[data-node-id=serial] input'); return i.__mark === 1 && document.activeElement === i && i.value")
+    kept = r.js("const i = document.querySelector('[data-node-id=serialNumber] input'); return i.__mark === 1 && document.activeElement === i && i.value")
     r.check("render reconciles in place (focus and typing survive)", kept == "1B7E9A02X", str(kept))
     serial.send_keys(Keys.ESCAPE)
 
-    # Error with ref: shown under the field.
+    # An invalid value: the server sets the field's error, shown under the field.
     value_input = r.node("value").find_element(By.CSS_SELECTOR, "input")
     value_input.click()
     value_input.send_keys(Keys.CONTROL, "a")
@@ -176,62 +188,66 @@ def behaviour(r, motion="0"):
     time.sleep(0.1)
     r.check("back sends navigationBar/back", r.sent("action")[-1]["node"] == "navigationBar" and r.sent("action")[-1]["name"] == "back")
     focused = r.js("return document.activeElement.closest('[data-node-id]')?.dataset.nodeId")
-    r.check("focus returns to the row after pop", focused == "item-b2", str(focused))
+    r.check("focus returns to the row after pop", focused == b2, str(focused))
 
     # A patch touches only its node: siblings keep their elements.
     r.js("document.querySelectorAll('.ss-row').forEach(e => e.__mark = 1)")
-    r.js("harness.server.patch([{op:'set', id:'item-c3', props:{detail:'$96'}}])")
-    r.check("set updates in place", r.js("return [...document.querySelectorAll('.ss-row')].every(e => e.__mark === 1)") and "$96" in r.node("item-c3").text)
-    r.js("harness.server.patch([{op:'set', id:'item-c3', props:{detail:'$95'}}])")
+    r.js("harness.server.patch([{op:'set', id:arguments[0], props:{detail:'$96'}}])", c3)
+    r.check("set updates in place", r.js("return [...document.querySelectorAll('.ss-row')].every(e => e.__mark === 1)") and "$96" in r.node(c3).text)
+    r.js("harness.server.patch([{op:'set', id:arguments[0], props:{detail:'$95'}}])", c3)
 
     # Edit mode: Delete and Reorder; keyboard move; no local change before the patch.
     r.node("edit").click()
-    r.wait("document.querySelector('[data-node-id=items]').classList.contains('ss-editing')")
-    delete = r.node("item-c3").find_element(By.CSS_SELECTOR, ".ss-row-delete")
+    r.wait("document.querySelector('[data-node-id=items-table]').classList.contains('ss-editing')")
+    delete = r.node(c3).find_element(By.CSS_SELECTOR, ".ss-row-delete")
     r.check("Delete visible in edit mode", delete.is_displayed() and delete.get_attribute("aria-label") == "Delete")
-    handle = r.node("item-c3").find_element(By.CSS_SELECTOR, ".ss-row-handle")
+    handle = r.node(c3).find_element(By.CSS_SELECTOR, ".ss-row-handle")
     r.check("Reorder handle visible", handle.is_displayed() and handle.get_attribute("aria-label") == "Reorder")
-    r.node("item-c3").find_element(By.CSS_SELECTOR, ".ss-row-main").send_keys(Keys.ALT, Keys.ARROW_UP)
+    r.node(c3).find_element(By.CSS_SELECTOR, ".ss-row-main").send_keys(Keys.ALT, Keys.ARROW_UP)
     move = r.sent("action")[-1]
-    r.check("Alt+Up sends move to index-1", move["name"] == "move" and move["node"] == "item-c3" and move["value"] == 1, json.dumps(move))
-    r.wait("document.querySelectorAll('[data-node-id=items-section] .ss-row')[1].dataset.nodeId === 'item-c3'")
+    r.check("Alt+Up sends move to index-1", move["name"] == "move" and move["node"] == c3 and move["value"] == 1, json.dumps(move))
+    r.wait(f"document.querySelectorAll('[data-node-id=items] .ss-row')[1].dataset.nodeId === '{c3}'")
     r.check("server move patch reorders", True)
-    r.check("focus stays on the moved row", r.js("return document.activeElement.closest('[data-node-id]')?.dataset.nodeId") == "item-c3")
+    r.check("focus stays on the moved row", r.js("return document.activeElement.closest('[data-node-id]')?.dataset.nodeId") == c3)
 
     # Drag the last row to the top.
-    last = r.node("item-e5").find_element(By.CSS_SELECTOR, ".ss-row-handle")
-    first = r.node("item-a1")
+    last = r.node(e5).find_element(By.CSS_SELECTOR, ".ss-row-handle")
+    first = r.node(a1)
     ActionChains(r.d).click_and_hold(last).move_by_offset(0, -10).move_to_element_with_offset(first, 0, -20).release().perform()
     time.sleep(0.3)
     move = r.sent("action")[-1]
-    r.check("drag sends move to index 0", move["name"] == "move" and move["node"] == "item-e5" and move["value"] == 0, json.dumps(move))
-    r.wait("document.querySelector('[data-node-id=items-section] .ss-row').dataset.nodeId === 'item-e5'")
+    r.check("drag sends move to index 0", move["name"] == "move" and move["node"] == e5 and move["value"] == 0, json.dumps(move))
+    r.wait(f"document.querySelector('[data-node-id=items] .ss-row').dataset.nodeId === '{e5}'")
 
-    before = r.js("return document.querySelectorAll('[data-node-id=items-section] > .ss-section-body > .ss-row').length")
-    r.node("item-a1").find_element(By.CSS_SELECTOR, ".ss-row-delete").click()
-    r.wait("!document.querySelector('[data-node-id=item-a1]')")
+    before = r.js("return document.querySelectorAll('[data-node-id=items] > .ss-section-body > .ss-row').length")
+    r.node(a1).find_element(By.CSS_SELECTOR, ".ss-row-delete").click()
+    r.wait(f"!document.querySelector('[data-node-id=\"{a1}\"]')")
     r.check("delete sends delete and the patch removes the row", r.sent("action")[-1]["name"] == "delete" and before == 5)
-    r.check("footer updated by set", "4 items" in r.node("items-section").text)
+    r.check("footer updated by set", "4 items" in r.node("items").text)
 
     # Insert by Add.
     r.node("add").click()
-    r.wait("document.querySelectorAll('[data-node-id=items-section] .ss-row[data-node-id]').length === 5")
+    r.wait("document.querySelectorAll('[data-node-id=items] .ss-row[data-node-id]').length === 5")
     r.check("Add inserts a row", True)
     r.node("edit").click()
 
     # Row action menu → open message → window.open.
-    more = r.node("item-c3").find_element(By.CSS_SELECTOR, ".ss-row-more")
+    more = r.node(c3).find_element(By.CSS_SELECTOR, ".ss-row-more")
     more.click()
-    item = r.node("item-c3").find_element(By.CSS_SELECTOR, '[role="menuitem"]')
+    item = r.node(c3).find_element(By.CSS_SELECTOR, '[role="menuitem"]')
     r.check("menu item named Open in New Window", item.text == "Open in New Window")
     item.click()
     r.wait("harness.opened.length === 1")
-    r.check("open message opens the URL", r.js("return harness.opened[0]") == "/lootlogger?open=tok-c3")
+    action = r.sent("action")[-1]
+    r.check("the menu item sends openInNewWindow", action["node"] == c3 and action["name"] == "openInNewWindow", json.dumps(action))
+    r.check("open message opens the URL", r.js("return harness.opened[0]") == "/lootlogger?open=tok-" + c3[len("item-"):])
 
-    # Alert: focus, trap, Escape = cancel.
-    r.node("item-d4").find_element(By.CSS_SELECTOR, ".ss-row-main").click()
-    r.wait("document.querySelector('[data-node-id=delete-item]')")
-    r.node("delete-item").find_element(By.CSS_SELECTOR, "button").click()
+    # Alert (presented by the server): focus, trap, Escape = cancel, focus back where it was.
+    r.node(d4).find_element(By.CSS_SELECTOR, ".ss-row-main").click()
+    r.wait("document.querySelector('[data-node-id=serialNumber] input')")
+    time.sleep(0.4)
+    r.node("serialNumber").find_element(By.CSS_SELECTOR, "input").click()
+    r.js("harness.server.present(harness.deleteAlert(harness.server.current))")
     r.wait("document.querySelector('[role=alertdialog]')")
     r.check("alert focuses its first button", r.js("return document.activeElement.textContent") == "Cancel")
     r.check("content behind the alert is inert", r.js("return document.querySelector('.ss-screen').inert") is True)
@@ -242,7 +258,7 @@ def behaviour(r, motion="0"):
     r.wait("!document.querySelector('[data-node-id^=alert-]')")
     action = r.sent("action")[-1]
     r.check("Escape chooses the cancel button", action["name"] == "cancel" and action["node"].startswith("alert-"), json.dumps(action))
-    r.check("focus returns after the alert", r.js("return document.activeElement.closest('[data-node-id]')?.dataset.nodeId") == "delete-item",
+    r.check("focus returns after the alert", r.js("return document.activeElement.closest('[data-node-id]')?.dataset.nodeId") == "serialNumber",
             r.js("return document.activeElement.outerHTML.slice(0, 120)"))
 
     # Out of step: an op on an unknown node → reconnect without route, server redraws.
@@ -251,12 +267,23 @@ def behaviour(r, motion="0"):
     r.wait(f"harness.server.sent.filter(m => m.type === 'hello').length === {hellos + 1}")
     hello = r.sent("hello")[-1]
     r.check("out-of-step hello has session and no route", "route" not in hello and hello.get("session") == "0123456789abcdef0123456789abcdef", json.dumps(hello))
+    r.wait("harness.server.delivered.at(-1).type === 'render'")
+    # Every refusal resyncs, not only an unknown node: an index out of range, an id already shown.
+    for label, op in (("an out-of-range index", "{op:'insert', parent:'overlay', index:5, node:{id:'notice-x', kind:'notice', props:{message:'x'}, children:[]}}"),
+                      ("an id already shown", "{op:'insert', parent:'overlay', index:0, node:{id:'name', kind:'notice', props:{message:'x'}, children:[]}}")):
+        hellos = len(r.sent("hello"))
+        r.js(f"harness.server.patch([{op}])")
+        r.wait(f"harness.server.sent.filter(m => m.type === 'hello').length === {hellos + 1}")
+        r.check(f"{label} resyncs", "route" not in r.sent("hello")[-1])
+        r.wait("harness.server.delivered.at(-1).type === 'render'")
+    r.check("nothing of the refused ops is left", r.js("return !document.querySelector('[data-node-id=notice-x]')"))
+    hellos = len(r.sent("hello"))
 
     # Reconnect after a drop: hello carries route and seq, server resumes.
     r.js("harness.server.transport.close()")
-    r.wait(f"harness.server.sent.filter(m => m.type === 'hello').length === {hellos + 2}", timeout=5)
+    r.wait(f"harness.server.sent.filter(m => m.type === 'hello').length === {hellos + 1}", timeout=5)
     hello = r.sent("hello")[-1]
-    r.check("reconnect hello carries route and seq", hello.get("route") == "items/d4" and hello.get("seq") == {"lootlogger": r.js("return harness.server.seq")}, json.dumps(hello))
+    r.check("reconnect hello carries route and seq", hello.get("route") == r.route(3) and hello.get("seq") == {"lootlogger": r.js("return harness.server.seq")}, json.dumps(hello))
     r.wait("harness.server.delivered.at(-1).type === 'resumed'")
 
     # Shutdown: indicator reconnecting, then reconnects after retryAfter.
@@ -302,7 +329,7 @@ def behaviour(r, motion="0"):
     # Tabs.
     r.open(f"motion={motion}&tabs=1")
     tab = r.d.find_element(By.CSS_SELECTOR, '[role="tab"][aria-selected="true"]')
-    r.check("tab selected with badge", tab.get_attribute("aria-label") == "Items" and "5" in tab.text)
+    r.check("tab selected with badge", tab.get_attribute("aria-label") == "Items" and "5" in tab.text and r.node("tab-main") == tab)
     r.d.find_element(By.CSS_SELECTOR, '[role="tab"][aria-selected="false"]').click()
     r.check("tab click sends select", r.sent("action")[-1]["node"] == "tab-stats" and r.sent("action")[-1]["name"] == "select")
     r.collect_logs("behaviour")
@@ -311,7 +338,8 @@ def behaviour(r, motion="0"):
 def transitions(r, directory):
     """Mid-animation screenshots: push, row insert/remove, and a drag in progress."""
     r.open("motion=1")
-    r.node("item-a1").find_element(By.CSS_SELECTOR, ".ss-row-main").click()
+    a1, b2, c3, d4, e5 = r.rows()
+    r.node(a1).find_element(By.CSS_SELECTOR, ".ss-row-main").click()
     time.sleep(0.12)
     paths = [r.shot(directory, "push-midway-light")]
     time.sleep(0.5)
@@ -321,7 +349,7 @@ def transitions(r, directory):
     time.sleep(0.5)
     r.node("edit").click()
     time.sleep(0.4)
-    handle = r.node("item-b2").find_element(By.CSS_SELECTOR, ".ss-row-handle")
+    handle = r.node(b2).find_element(By.CSS_SELECTOR, ".ss-row-handle")
     chain = ActionChains(r.d).click_and_hold(handle).move_by_offset(0, 40).move_by_offset(0, 45)
     chain.perform()
     time.sleep(0.3)
@@ -329,10 +357,10 @@ def transitions(r, directory):
     ActionChains(r.d).release().perform()
     time.sleep(0.1)
     r.check("drag with motion sends move", r.sent("action")[-1]["name"] == "move" and r.sent("action")[-1]["value"] == 2, json.dumps(r.sent("action")[-1]))
-    r.wait("document.querySelectorAll('[data-node-id=items-section] .ss-row[data-node-id]')[2].dataset.nodeId === 'item-b2'")
+    r.wait(f"document.querySelectorAll('[data-node-id=items] .ss-row[data-node-id]')[2].dataset.nodeId === '{b2}'")
     time.sleep(0.5)
     r.check("no transforms left after the drag", r.js("return [...document.querySelectorAll('.ss-row')].every(e => !e.style.transform)"))
-    r.node("item-d4").find_element(By.CSS_SELECTOR, ".ss-row-delete").click()
+    r.node(d4).find_element(By.CSS_SELECTOR, ".ss-row-delete").click()
     time.sleep(0.1)
     paths.append(r.shot(directory, "remove-midway-light"))
     time.sleep(0.5)

@@ -1,23 +1,47 @@
-// Fixtures for the renderer harness: LootLogger-like view nodes, and a fake server that answers
-// the window protocol through a fake WebSocket transport, the way the Swift server would: actions
-// come in, patches go out (one-way flow: the renderer never changes its own rows).
+// Fixtures for the renderer harness: LootLogger's view nodes, with the node ids, props and routes
+// the real app sends (Examples/LootLogger/Sources/LootLogger/Scenes: ItemsScreen, ItemDetailScreen;
+// SceneWindow for the window's own nodes), and a fake server that answers the window protocol
+// through a fake WebSocket transport the way the Swift server would: actions come in, patches go
+// out (one-way flow: the renderer never changes its own rows). Tests written against these ids hold
+// against the real server too.
 
 export const items = [
-  { key: "a1", name: "Shiny Spork", serial: "8F2A1C3D", value: 42, created: "Mar 3, 2025" },
-  { key: "b2", name: "Rusty Bear", serial: "1B7E9A02", value: 18, created: "Mar 5, 2025" },
-  { key: "c3", name: "Fluffy Mac", serial: "C0FFEE11", value: 95, created: "Apr 1, 2025" },
-  { key: "d4", name: "Shiny Mac", serial: "77D3B5E0", value: 33, created: "Apr 12, 2025" },
-  { key: "e5", name: "Golden Spork", serial: "4AA9F2C7", value: 22, created: "May 20, 2025" },
+  { key: "A1B2C3D4-0001-4E5F-8A9B-0C1D2E3F4A51", name: "Shiny Spork", serialNumber: "8F2A1C3D", value: 42, created: "Mar 3, 2025" },
+  { key: "A1B2C3D4-0002-4E5F-8A9B-0C1D2E3F4A52", name: "Rusty Bear", serialNumber: "1B7E9A02", value: 18, created: "Mar 5, 2025" },
+  { key: "A1B2C3D4-0003-4E5F-8A9B-0C1D2E3F4A53", name: "Fluffy Mac", serialNumber: "C0FFEE11", value: 95, created: "Apr 1, 2025" },
+  { key: "A1B2C3D4-0004-4E5F-8A9B-0C1D2E3F4A54", name: "Shiny Mac", serialNumber: "77D3B5E0", value: 33, created: "Apr 12, 2025" },
+  { key: "A1B2C3D4-0005-4E5F-8A9B-0C1D2E3F4A55", name: "Golden Spork", serialNumber: "4AA9F2C7", value: 22, created: "May 20, 2025" },
 ];
+
+/** SceneWindow.NodeID, ItemsScreen.NodeID and ItemDetailScreen.NodeID. */
+export const ID = Object.freeze({
+  window: "window", navigationBar: "navigationBar", screen: "screen", tabBar: "tabBar", overlay: "overlay",
+  table: "items-table", section: "items", empty: "items-empty", add: "add", edit: "edit",
+  form: "item-form", fields: "item-fields", name: "name", serialNumber: "serialNumber", value: "value", dateCreated: "dateCreated",
+});
+
+/** The tab every LootLogger window has (SceneWindow.setRoot); a second one only in the tabbed variant. */
+export const MAIN_TAB = "main";
+export const OPEN_IN_NEW_WINDOW = "openInNewWindow";
+
+export const rowId = (item) => `item-${item.key}`;
+export const tabId = (tab) => `tab-${tab}`;
+/** The screen's `route` prop: Route.description. */
+export const screenRoute = (item) => (item ? `item/${item.key}` : "items");
+/** `render.route`: SceneWindow.routeKey, the selected tab and its top screen's route. */
+export const routeKey = (item, tab = MAIN_TAB) => `${tab}:${screenRoute(item)}`;
 
 const node = (id, kind, props = {}, children = []) => ({ id, kind, props, children });
 const money = (value) => `$${value}`;
 
 export function rowNode(item) {
-  return node(`item-${item.key}`, "row", {
-    title: item.name, subtitle: item.serial, detail: money(item.value), accessory: "disclosure",
-    deletable: true, movable: true, actions: [{ name: "openInNewWindow", label: "Open in New Window" }],
+  const props = { title: item.name };
+  if (item.serialNumber) props.subtitle = item.serialNumber;
+  Object.assign(props, {
+    detail: money(item.value), accessory: "disclosure", deletable: true, movable: true,
+    actions: [{ name: OPEN_IN_NEW_WINDOW, label: "Open in New Window" }],
   });
+  return node(rowId(item), "row", props);
 }
 
 export function footer(list) {
@@ -25,43 +49,39 @@ export function footer(list) {
   return `${list.length} ${list.length === 1 ? "item" : "items"} — ${money(total)} total`;
 }
 
+export function emptyNode() {
+  return node(ID.empty, "emptyState", { title: "No Items", message: "Tap Add to log your first possession." });
+}
+
 export function listBar(editing) {
-  return node("navigationBar", "navigationBar", { title: "LootLogger" }, [
-    node("edit", "barButton", { label: editing ? "Done" : "Edit", side: "leading", ...(editing ? { role: "primary" } : {}) }),
-    node("add", "barButton", { label: "Add", side: "trailing" }),
+  return node(ID.navigationBar, "navigationBar", { title: "LootLogger" }, [
+    node(ID.edit, "barButton", { label: editing ? "Done" : "Edit", side: "leading" }),
+    node(ID.add, "barButton", { label: "Add", side: "trailing", role: "primary" }),
   ]);
 }
 
 export function listScreen(list, editing = false) {
-  if (list.length === 0) {
-    return node("screen", "screen", { route: "items" }, [
-      node("empty", "emptyState", { title: "No Items", message: "Tap Add to log your first piece of loot." }),
-    ]);
-  }
-  return node("screen", "screen", { route: "items" }, [
-    node("items", "table", { label: "Items", editing }, [
-      node("items-section", "section", { footer: footer(list) }, list.map(rowNode)),
+  return node(ID.screen, "screen", { route: screenRoute(null) }, [
+    node(ID.table, "table", { label: "Items", editing }, [
+      node(ID.section, "section", { footer: footer(list) }, list.length === 0 ? [emptyNode()] : list.map(rowNode)),
     ]),
   ]);
 }
 
 export function detailBar(item) {
-  return node("navigationBar", "navigationBar", { title: item.name, back: "LootLogger" }, []);
+  return node(ID.navigationBar, "navigationBar", { title: item.name, back: "LootLogger" }, []);
 }
 
 export function detailScreen(item, extra = {}) {
-  return node("screen", "screen", { route: `items/${item.key}` }, [
-    node("detail", "form", {}, [
-      node("detail-fields", "section", { header: "Item" }, [
-        node("name", "textField", { label: "Name", value: item.name, inputMode: "text", ...(extra.name ?? {}) }),
-        node("serial", "textField", { label: "Serial Number", value: item.serial, placeholder: "Optional", inputMode: "text", ...(extra.serial ?? {}) }),
-        node("value", "textField", { label: "Value", value: String(item.value), inputMode: "numeric", ...(extra.value ?? {}) }),
-      ]),
-      node("detail-info", "section", { footer: "Drafts are kept per window until you save." }, [
-        node("created", "label", { label: "Date Created", value: item.created }),
-      ]),
-      node("detail-actions", "section", {}, [
-        node("delete-item", "button", { label: "Delete Item", role: "destructive" }),
+  return node(ID.screen, "screen", { route: screenRoute(item) }, [
+    node(ID.form, "form", {}, [
+      node(ID.fields, "section", {}, [
+        node(ID.name, "textField", { label: "Name", value: item.name, inputMode: "text", ...(extra.name ?? {}) }),
+        node(ID.serialNumber, "textField", {
+          label: "Serial Number", value: item.serialNumber ?? "", placeholder: "None", inputMode: "text", ...(extra.serialNumber ?? {}),
+        }),
+        node(ID.value, "textField", { label: "Value", value: String(item.value), inputMode: "numeric", ...(extra.value ?? {}) }),
+        node(ID.dateCreated, "label", { label: "Date Created", value: item.created }),
       ]),
     ]),
   ]);
@@ -69,18 +89,20 @@ export function detailScreen(item, extra = {}) {
 
 export function windowNode({ bar, screen, tabs = null, overlay = [] }) {
   const children = [bar, screen];
-  if (tabs) children.push(node("tabBar", "tabBar", {}, tabs));
-  children.push(node("overlay", "overlay", {}, overlay));
-  return node("window", "window", { title: "LootLogger" }, children);
+  if (tabs) children.push(node(ID.tabBar, "tabBar", {}, tabs));
+  children.push(node(ID.overlay, "overlay", {}, overlay));
+  return node(ID.window, "window", { title: "LootLogger" }, children);
 }
 
-export function tabNodes(selected = "items", badge = "5") {
+/** Tabs for a window with two (SceneWindow.setTabs); LootLogger itself has one, and no tab bar. */
+export function tabNodes(selected = MAIN_TAB, badge = "5") {
   return [
-    node("tab-items", "tab", { label: "Items", selected: selected === "items", ...(badge ? { badge } : {}) }),
-    node("tab-stats", "tab", { label: "Statistics", selected: selected === "stats" }),
+    node(tabId(MAIN_TAB), "tab", { label: "Items", selected: selected === MAIN_TAB, ...(badge ? { badge } : {}) }),
+    node(tabId("stats"), "tab", { label: "Statistics", selected: selected === "stats" }),
   ];
 }
 
+/** An alert as SceneWindow.present sends one; the harness presents it from the server's side. */
 export function deleteAlert(item) {
   return node(`alert-delete-${item.key}`, "alert", {
     title: `Delete “${item.name}”?`,
@@ -136,7 +158,7 @@ export class FakeServer {
     this.delivered = []; // every message delivered to the window
     this.transport = null;
     this.list = items.map((item) => ({ ...item }));
-    this.route = "items";
+    this.shown = null; // the key of the item whose detail screen is on top, if any
     this.editing = false;
     this.seq = 1;
     this.overlay = [];
@@ -160,7 +182,11 @@ export class FakeServer {
   }
 
   get current() {
-    return this.list.find((item) => `items/${item.key}` === this.route);
+    return this.list.find((item) => item.key === this.shown);
+  }
+
+  get route() {
+    return routeKey(this.current);
   }
 
   root() {
@@ -175,6 +201,13 @@ export class FakeServer {
 
   render() {
     this.send({ type: "render", root: this.root(), seq: { lootlogger: this.seq }, route: this.route });
+  }
+
+  /** Shows an alert above everything, as SceneWindow.present does: after the alerts, before the notices. */
+  present(alert) {
+    const index = this.overlay.filter((n) => n.kind === "alert").length;
+    this.overlay.splice(index, 0, alert);
+    this.patch([{ op: "insert", parent: ID.overlay, index, node: alert }]);
   }
 
   receive(message) {
@@ -198,64 +231,64 @@ export class FakeServer {
   }
 
   act({ ref, node, name, value }) {
-    const key = node.startsWith("item-") ? node.slice(5) : null;
-    const item = key ? this.list.find((i) => i.key === key) : null;
-    if (node === "edit" && name === "tap") {
+    const item = this.list.find((i) => rowId(i) === node) ?? null;
+    const footerPatch = () => ({ op: "set", id: ID.section, props: { footer: footer(this.list) } });
+    if (node === ID.edit && name === "tap") {
       this.editing = !this.editing;
-      this.patch([{ op: "set", id: "items", props: { editing: this.editing } }, { op: "replace", id: "navigationBar", node: listBar(this.editing) }]);
+      // ItemsScreen: setBarButtons replaces the bar, then the table's edit mode is set.
+      this.patch([{ op: "replace", id: ID.navigationBar, node: listBar(this.editing) }]);
+      this.patch([{ op: "set", id: ID.table, props: { editing: this.editing } }]);
     } else if (item && name === "select") {
-      this.route = `items/${item.key}`;
-      this.patch([{ op: "replace", id: "navigationBar", node: detailBar(item) }, { op: "replace", id: "screen", node: detailScreen(item), transition: "push" }]);
-    } else if (node === "navigationBar" && name === "back") {
-      this.route = "items";
-      this.patch([{ op: "replace", id: "navigationBar", node: listBar(this.editing) }, { op: "replace", id: "screen", node: listScreen(this.list, this.editing), transition: "pop" }]);
+      this.shown = item.key;
+      this.patch([{ op: "replace", id: ID.navigationBar, node: detailBar(item) }, { op: "replace", id: ID.screen, node: detailScreen(item), transition: "push" }]);
+    } else if (node === ID.navigationBar && name === "back") {
+      this.shown = null;
+      this.patch([{ op: "replace", id: ID.navigationBar, node: listBar(this.editing) }, { op: "replace", id: ID.screen, node: listScreen(this.list, this.editing), transition: "pop" }]);
     } else if (item && name === "delete") {
       this.list = this.list.filter((i) => i !== item);
       this.seq += 1;
-      this.patch([{ op: "remove", id: node }, { op: "set", id: "items-section", props: { footer: footer(this.list) } }]);
+      const ops = [{ op: "remove", id: node }];
+      if (this.list.length === 0) ops.push({ op: "insert", parent: ID.section, index: 0, node: emptyNode() });
+      this.patch([...ops, footerPatch()]);
     } else if (item && name === "move") {
       const from = this.list.indexOf(item);
       this.list.splice(from, 1);
       this.list.splice(value, 0, item);
       this.seq += 1;
-      this.patch([{ op: "move", id: node, index: value }]);
-    } else if (item && name === "openInNewWindow") {
+      this.patch([{ op: "move", id: node, index: value }, footerPatch()]);
+    } else if (item && name === OPEN_IN_NEW_WINDOW) {
       this.send({ type: "open", url: `/lootlogger?open=tok-${item.key}` });
-    } else if (node === "add" && name === "tap") {
-      const fresh = { key: `n${this.seq}`, name: "Golden Bear", serial: "9C8B7A6D", value: 64, created: "Today" };
+    } else if (node === ID.add && name === "tap") {
+      const fresh = { key: `A1B2C3D4-${String(this.seq).padStart(4, "0")}-4E5F-8A9B-FFFFFFFFFFFF`, name: "Golden Bear", serialNumber: "9C8B7A6D", value: 64, created: "Today" };
+      const ops = this.list.length === 0 ? [{ op: "remove", id: ID.empty }] : [];
       this.list.push(fresh);
       this.seq += 1;
-      this.patch([
-        { op: "insert", parent: "items-section", index: this.list.length - 1, node: rowNode(fresh) },
-        { op: "set", id: "items-section", props: { footer: footer(this.list) } },
-      ]);
-    } else if (name === "commit" && this.current) {
-      const field = { name: "name", serial: "serial", value: "value" }[node];
-      if (node === "value" && !/^\d+$/.test(value)) {
-        this.send({ type: "error", ref, code: "invalidValue", message: "Value must be a whole number of dollars." });
-        return;
+      this.patch([...ops, { op: "insert", parent: ID.section, index: this.list.length - 1, node: rowNode(fresh) }, footerPatch()]);
+    } else if (name === "commit" && this.current && [ID.name, ID.serialNumber, ID.value].includes(node)) {
+      const text = typeof value === "string" ? value : "";
+      if (node === ID.value && !/^\d+$/.test(text.trim())) {
+        // ItemDetailScreen shows a field's error on the field, in a patch; the action itself is handled.
+        this.patch([{ op: "set", id: node, props: { error: `The value must be a whole number of dollars from 0 to 1,000,000,000, not ${JSON.stringify(text)}.` } }]);
+      } else {
+        const stored = text.trim();
+        if (node === ID.name) this.current.name = stored;
+        if (node === ID.serialNumber) this.current.serialNumber = stored;
+        if (node === ID.value) this.current.value = Number(stored);
+        this.seq += 1;
+        const ops = [{ op: "set", id: node, props: { value: stored, accepted: text, error: null, draft: null } }];
+        if (node === ID.name) ops.push({ op: "set", id: ID.navigationBar, props: { title: stored } });
+        this.patch(ops);
       }
-      if (field === "name") this.current.name = value;
-      if (field === "serial") this.current.serial = value;
-      if (field === "value") this.current.value = Number(value);
-      this.seq += 1;
-      const ops = [{ op: "set", id: node, props: { value, draft: null } }];
-      if (field === "name") ops.push({ op: "set", id: "navigationBar", props: { title: value } });
-      this.patch(ops);
-    } else if (node.startsWith("alert-")) {
+    } else if (this.overlay.some((n) => n.id === node && n.kind === "alert")) {
       this.overlay = this.overlay.filter((n) => n.id !== node);
       this.patch([{ op: "remove", id: node }]);
     } else if (node.startsWith("notice-") && name === "dismiss") {
       this.overlay = this.overlay.filter((n) => n.id !== node);
       this.patch([{ op: "remove", id: node }]);
-    } else if (node === "delete-item" && name === "tap" && this.current) {
-      const alert = deleteAlert(this.current);
-      this.overlay.push(alert);
-      this.patch([{ op: "insert", parent: "overlay", index: this.overlay.length - 1, node: alert }]);
     } else if (name === "draft") {
       // kept per scene on the real server; nothing to draw
     } else {
-      this.send({ type: "error", ref, code: "unknownAction", message: `Nothing answers ${name} on ${node}.` });
+      this.send({ type: "error", ref, code: "refused", message: `Nothing answers ${name} on ${node}.` });
       return;
     }
     this.send({ type: "ack", ref });

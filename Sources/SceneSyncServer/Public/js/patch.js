@@ -1,43 +1,56 @@
 // Applies patch ops. Each op finds its node through the tree's id map, so it costs O(1) DOM work
 // whatever the size of the list (moves measure only the rows they pass, for the animation).
-// An op that names a node the window does not have throws OutOfStep: the caller resyncs.
+// An op that does not fit the window throws OutOfStep and the caller resyncs. The checks are
+// strict, as the server's own view tree is: an unknown id, an index outside the valid range (or
+// not an integer), an id already on screen, or removing the root is refused, never patched up, since
+// a guess would leave the window showing something the server does not know it shows.
 import { CLS, KIND, OP, OPF, TEXT, TRANSITION } from "./protocol.js";
-import { OutOfStep, idOf, kindOf, retire } from "./render.js";
+import { OutOfStep, REFUSAL, idOf, kindOf, retire } from "./render.js";
 import { animate, focusQuietly, motionAllowed } from "./dom.js";
 
 /** Applies `ops` in order. Throws OutOfStep at the first op that does not fit the window. */
 export function applyPatch(tree, ops, view) {
-  if (!Array.isArray(ops)) throw new OutOfStep("ops is not a list");
-  if (!tree.root) throw new OutOfStep("nothing drawn yet");
+  if (!Array.isArray(ops)) throw new OutOfStep(REFUSAL.malformed, "ops is not a list");
+  if (!tree.root) throw new OutOfStep(REFUSAL.unknownNode, "nothing drawn yet");
   for (const op of ops) {
-    switch (op[OPF.op]) {
+    switch (op?.[OPF.op]) {
       case OP.insert: insert(tree, op); break;
       case OP.remove: remove(tree, op, view); break;
       case OP.move: move(tree, op, view); break;
       case OP.replace: replace(tree, op, view); break;
       case OP.set: set(tree, op); break;
-      default: throw new OutOfStep(`unknown op ${JSON.stringify(op[OPF.op])}`);
+      default: throw new OutOfStep(REFUSAL.malformed, `unknown op ${JSON.stringify(op?.[OPF.op])}`);
     }
   }
   tree.flushMounted();
 }
 
+/** `value` as an index in 0...last, or OutOfStep: a patch's index is an integer, never coerced. */
+function requireIndex(value, last, parent) {
+  if (!Number.isInteger(value) || value < 0 || value > last) {
+    throw new OutOfStep(REFUSAL.indexOutOfRange, `index ${JSON.stringify(value)} is not in 0...${last} of ${JSON.stringify(parent.id)}`);
+  }
+  return value;
+}
+
 function insert(tree, op) {
   const parent = tree.require(op[OPF.parent]);
+  const index = requireIndex(op[OPF.index], parent.kids.length, parent);
+  tree.requireNewIds(op[OPF.node]);
   const record = tree.create(op[OPF.node], parent, null);
-  tree.insertChild(parent, record, Number(op[OPF.index]) || 0);
+  tree.insertChild(parent, record, index);
   tree.flushMounted();
   animateIn(record);
 }
 
 function remove(tree, op, view) {
+  if (op[OPF.id] === tree.root.id) throw new OutOfStep(REFUSAL.cannotRemoveRoot, "the root cannot be removed");
   const record = tree.require(op[OPF.id]);
   const el = record.el;
   const hadFocus = el.contains(document.activeElement);
   const parent = record.parent;
   const index = tree.detachChild(record);
   tree.discard(record);
-  if (record === tree.root) tree.root = null;
   retire(el);
   if (hadFocus && parent) view.focusNear(parent, index);
   animateOut(record).then(() => el.remove());
@@ -46,10 +59,12 @@ function remove(tree, op, view) {
 function move(tree, op, view) {
   const record = tree.require(op[OPF.id]);
   const parent = record.parent;
-  if (!parent) throw new OutOfStep(`node ${JSON.stringify(record.id)} has no parent`);
+  // The root is no one's child: as the server's view tree says, there is no such node to move.
+  if (!parent) throw new OutOfStep(REFUSAL.unknownNode, `node ${JSON.stringify(record.id)} has no parent`);
   const kids = parent.kids;
   const from = kids.indexOf(record);
-  const to = Math.max(0, Math.min(Number(op[OPF.index]) || 0, kids.length - 1));
+  // Counted among the siblings without the moved node: 0...kids.length - 1.
+  const to = requireIndex(op[OPF.index], kids.length - 1, parent);
   const range = kids.slice(Math.min(from, to), Math.max(from, to) + 1);
   const motion = motionAllowed();
   const before = motion ? range.map((r) => r.el.getBoundingClientRect().top) : null;
@@ -75,6 +90,7 @@ function move(tree, op, view) {
 function replace(tree, op, view) {
   const record = tree.require(op[OPF.id]);
   const node = op[OPF.node];
+  tree.requireNewIds(node, record);
   const transition = op[OPF.transition] ?? null;
   const isScreen = record.kind === KIND.screen;
   if (isScreen) view.screenWillChange(record);

@@ -5,8 +5,30 @@
 import { ATTR, nodeChildren, nodeId, nodeKind, nodeProps } from "./protocol.js";
 import { componentFor } from "./components/index.js";
 
-/** Thrown when an op names a node the window does not have: the window is out of step. */
-export class OutOfStep extends Error {}
+/**
+ * Why a patch does not fit the window. The first four are the refusals the server's view tree
+ * makes too (Tests/Fixtures/ViewTree holds the cases both sides are checked against); `malformed`
+ * is a patch the server could not have sent.
+ */
+export const REFUSAL = Object.freeze({
+  unknownNode: "unknownNode",
+  indexOutOfRange: "indexOutOfRange",
+  duplicateID: "duplicateID",
+  cannotRemoveRoot: "cannotRemoveRoot",
+  malformed: "malformed",
+});
+
+/**
+ * Thrown when a patch does not fit what the window shows: the window is out of step and redraws.
+ * `reason` is one of REFUSAL.
+ */
+export class OutOfStep extends Error {
+  constructor(reason, message) {
+    super(message);
+    this.name = "OutOfStep";
+    this.reason = reason;
+  }
+}
 
 export const idOf = nodeId;
 export const kindOf = nodeKind;
@@ -33,7 +55,7 @@ export class Tree {
   /** The record for `id`, or OutOfStep. */
   require(id) {
     const record = this.map.get(id);
-    if (!record) throw new OutOfStep(`no node ${JSON.stringify(id)}`);
+    if (!record) throw new OutOfStep(REFUSAL.unknownNode, `no node ${JSON.stringify(id)}`);
     return record;
   }
 
@@ -49,6 +71,29 @@ export class Tree {
     return record.def.slot ? record.def.slot(record.el) : record.el;
   }
 
+  /**
+   * Refuses `node` before anything changes if an id in its subtree is used twice, or is already on
+   * screen outside `replacing` (the subtree it will take the place of, whose ids it may take over).
+   * Checking first keeps a refused op from leaving half a subtree in the id map, where it would
+   * outlive the redraw that follows.
+   */
+  requireNewIds(node, replacing = null) {
+    const seen = new Set();
+    const visit = (n) => {
+      if (n === null || typeof n !== "object" || typeof idOf(n) !== "string") {
+        throw new OutOfStep(REFUSAL.malformed, `not a node: ${JSON.stringify(n)}`);
+      }
+      const id = idOf(n);
+      const existing = this.map.get(id);
+      if (seen.has(id) || (existing && !(replacing && this.inScope(existing, replacing)))) {
+        throw new OutOfStep(REFUSAL.duplicateID, `node ${JSON.stringify(id)} already exists`);
+      }
+      seen.add(id);
+      for (const child of childrenOf(n)) visit(child);
+    };
+    visit(node);
+  }
+
   // MARK: - Creating
 
   /**
@@ -57,7 +102,7 @@ export class Tree {
    */
   create(node, parent, reuse = null) {
     const id = idOf(node);
-    if (reuse === null && this.map.has(id)) throw new OutOfStep(`node ${JSON.stringify(id)} already exists`);
+    if (reuse === null && this.map.has(id)) throw new OutOfStep(REFUSAL.duplicateID, `node ${JSON.stringify(id)} already exists`);
     const kind = kindOf(node);
     const def = componentFor(kind);
     const context = this.contextFor(parent);
@@ -190,15 +235,17 @@ export class Tree {
 
   // MARK: - Children
 
-  /** Inserts `record` as child `index` of `parent`, in the records and in the DOM. */
+  /**
+   * Inserts `record` as child `index` of `parent`, in the records and in the DOM. The caller has
+   * checked `index` (0...kids.length): a patch's index is never clamped into range.
+   */
   insertChild(parent, record, index) {
-    const at = Math.max(0, Math.min(index, parent.kids.length));
-    const reference = parent.kids[at]?.el ?? null;
-    parent.kids.splice(at, 0, record);
+    const reference = parent.kids[index]?.el ?? null;
+    parent.kids.splice(index, 0, record);
     record.parent = parent;
     const slot = this.slotOf(parent);
     slot.insertBefore(record.el, reference && reference.parentNode === slot ? reference : null);
-    return at;
+    return index;
   }
 
   /** Takes `record` out of its parent's children (the element stays for the caller to animate out). */
