@@ -12,6 +12,8 @@ final class AppRuntime {
     let application: Application
     let settings: WindowConnection.Settings
     let logger: Logger
+    /// Encodes what the app's windows are sent, once for a patch they share.
+    var encoder = SharedPatchEncoder()
     private var connections: [ObjectIdentifier: WindowConnection] = [:]
     private var pendingDiscards: [SceneSession.ID: Task<Void, Never>] = [:]
     /// Sessions of windows that said they were closing and closed while the server shut down.
@@ -43,7 +45,7 @@ final class AppRuntime {
         try await application.launch()
         let settings = WindowConnection.Settings(
             policy: policy, rateLimit: configuration.rateLimit, shutdownRetryAfter: configuration.shutdownRetryAfter,
-            closingGracePeriod: configuration.closingGracePeriod)
+            closingGracePeriod: configuration.closingGracePeriod, clock: configuration.clock)
         return AppRuntime(app: app, application: application, settings: settings,
                           openRequestLifetime: configuration.openRequestLifetime, logger: logger)
     }
@@ -85,8 +87,9 @@ final class AppRuntime {
     private func scheduleDiscard(of session: SceneSession.ID) {
         pendingDiscards[session]?.cancel()
         let grace = settings.closingGracePeriod
+        let clock = settings.clock
         pendingDiscards[session] = Task { [weak self] in
-            try? await Task.sleep(for: grace)
+            try? await clock.sleep(for: grace)
             guard !Task.isCancelled, let self else { return }
             self.pendingDiscards[session] = nil
             guard self.application.connectedScenes[session] == nil else { return }

@@ -36,6 +36,8 @@ extension SceneSyncServer {
         public var outboundBufferLimit: Int
         /// The server's logger.
         public var logger: Logger
+        /// The clock timed waits such as ``closingGracePeriod`` run on; tests give a manual one.
+        public var clock: any Clock<Duration>
 
         /// Creates a configuration; every limit has a default.
         public init(
@@ -50,7 +52,8 @@ extension SceneSyncServer {
             rateLimit: RateLimit = RateLimit(),
             maximumFrameSize: Int = 1 << 20,
             outboundBufferLimit: Int = 4096,
-            logger: Logger = Logger(label: "scenesync.server")
+            logger: Logger = Logger(label: "scenesync.server"),
+            clock: any Clock<Duration> = ContinuousClock()
         ) {
             self.host = host
             self.port = port
@@ -64,6 +67,7 @@ extension SceneSyncServer {
             self.maximumFrameSize = maximumFrameSize
             self.outboundBufferLimit = outboundBufferLimit
             self.logger = logger
+            self.clock = clock
         }
     }
 

@@ -7,7 +7,7 @@ import SceneSyncUI
 ///
 /// Messages for the window are encoded on the main actor and put on a bounded stream that another
 /// task writes to the socket, so the main actor never waits on the network. A patch that every
-/// window of a list is sent alike is encoded once (see ``encode(_:)``). A window that falls
+/// window of a list is sent alike is encoded once (see ``SharedPatchEncoder``). A window that falls
 /// so far behind that the stream fills up is disconnected; it reconnects and is drawn afresh.
 @MainActor
 final class WindowConnection: WindowOutlet {
@@ -17,6 +17,7 @@ final class WindowConnection: WindowOutlet {
         let rateLimit: SceneSyncServer.RateLimit
         let shutdownRetryAfter: Int
         let closingGracePeriod: Duration
+        let clock: any Clock<Duration>
     }
 
     /// Why the server closes a connection.
@@ -76,29 +77,11 @@ final class WindowConnection: WindowOutlet {
 
     func send(_ message: ServerMessage) {
         guard phase != .closed else { return }
-        let text = Self.encode(message)
+        let text = runtime.encoder.encode(message)
         if case .dropped = outbound.yield(text) {
             logger.warning("Window is not reading; disconnecting it so that it reconnects and redraws")
             close(.overflow)
         }
-    }
-
-    /// The last patch encoded, and its text, for the next window that is sent the same.
-    private static var lastPatch: (message: ServerMessage, text: String)?
-    /// Patches encoded to more text than this are not kept for the next window.
-    static let sharedPatchLimit = 64 * 1024
-
-    /// Encodes `message`, or reuses the text of the previous patch if this is the same patch.
-    ///
-    /// When a model changes, every window that shows it is sent a patch, one after another on the
-    /// main actor, and windows that show the same screen are sent the same one, with the same
-    /// sequence numbers: only the first of them is encoded. Comparing costs a fraction of encoding.
-    static func encode(_ message: ServerMessage) -> String {
-        guard case .patch = message else { return WindowProtocol.encodeText(message) }
-        if let lastPatch, lastPatch.message == message { return lastPatch.text }
-        let text = WindowProtocol.encodeText(message)
-        lastPatch = text.utf8.count <= sharedPatchLimit ? (message, text) : nil
-        return text
     }
 
     func openWindow(with activity: SceneActivity) {

@@ -1,5 +1,6 @@
 import SceneSync
 import SceneSyncServerTesting
+import SceneSyncTesting
 @testable import SceneSyncServer
 import Testing
 
@@ -39,12 +40,18 @@ import Testing
     }
 
     @Test func aClosedWindowsSessionIsDiscardedAfterTheGracePeriod() async throws {
-        let server = try await TestServer.start(closingGracePeriod: .milliseconds(200))
+        let clock = ManualClock()
+        let server = try await TestServer.start(closingGracePeriod: .seconds(5), clock: clock)
         let window = try await server.openWindow()
         let session = try #require(window.session.flatMap(SceneSession.ID.init))
         window.sayClosing()
         try await window.close()
-        try await window.waitUntil("the session to be discarded", timeout: .seconds(5)) {
+        try await window.waitUntil("the discard to be scheduled") { clock.sleeperCount == 1 }
+        clock.advance(by: .seconds(4))
+        #expect(clock.sleeperCount == 1)
+        #expect(server.delegates.tally?.discarded.isEmpty == true)
+        clock.advance(by: .seconds(1))
+        try await window.waitUntil("the session to be discarded") {
             server.delegates.tally?.discarded.contains(session) == true
         }
         let reopened = try await server.openWindow(session: session.rawValue)
@@ -53,20 +60,25 @@ import Testing
     }
 
     @Test func aReloadWithinTheGracePeriodKeepsTheSession() async throws {
-        // Generous enough for a loaded machine to reconnect in time; each wait below outlasts it, so
-        // a discard that was not called off would show.
-        let server = try await TestServer.start(closingGracePeriod: .seconds(3))
+        let clock = ManualClock()
+        let server = try await TestServer.start(closingGracePeriod: .seconds(5), clock: clock)
         let window = try await server.openWindow()
         window.sayClosing()
         try await window.close()
+        try await window.waitUntil("the discard to be scheduled") { clock.sleeperCount == 1 }
         let reloaded = try await window.reconnect(resuming: false)
         try await reloaded.next(.welcome)
         #expect(reloaded.session == window.session)
-        try await Task.sleep(for: .milliseconds(3500))
-        #expect(server.delegates.tally?.discarded.isEmpty == true)
-        // Closed without saying so (a dropped connection): the session stays.
+        // The reload called the discard off: nothing waits for the grace period any more.
+        #expect(clock.sleeperCount == 0)
+        clock.advance(by: .seconds(60))
+        // Closed without saying so (a dropped connection): the scene disconnects, and no discard
+        // is scheduled for its session.
         try await reloaded.close()
-        try await Task.sleep(for: .milliseconds(3500))
+        let runtime = try #require(server.server.runtime(named: TallyAppDelegate.app))
+        try await reloaded.waitUntil("the scene to disconnect") { runtime.application.connectedScenes.isEmpty }
+        #expect(clock.sleeperCount == 0)
+        clock.advance(by: .seconds(60))
         #expect(server.delegates.tally?.discarded.isEmpty == true)
         try await server.stop()
     }

@@ -1,6 +1,7 @@
 import SceneSync
 @testable import SceneSyncUI
 @testable import SceneSyncServer
+import SceneSyncServerTesting
 import Testing
 
 /// A patch sent to many windows alike is encoded once; anything else is encoded for each.
@@ -12,9 +13,27 @@ import Testing
         let patch = ServerMessage.patch(ops: [.insert(parent: "items", index: 0, node: Self.row)], seq: ["lootlogger": 5])
         // Built again, as the next window's screen builds its own.
         let again = ServerMessage.patch(ops: [.insert(parent: "items", index: 0, node: Self.row)], seq: ["lootlogger": 5])
-        let first = WindowConnection.encode(patch)
+        var encoder = SharedPatchEncoder()
+        let first = encoder.encode(patch)
         #expect(first == WindowProtocol.encodeText(patch))
-        #expect(WindowConnection.encode(again) == first)
+        #expect(encoder.encode(again) == first)
+        #expect(encoder.encode(patch) == first)
+        #expect(encoder.patchEncodings == 1)
+    }
+
+    @Test func aChangeShownInManyWindowsIsEncodedOnce() async throws {
+        let server = try await TestServer.start()
+        var windows: [WindowClient] = []
+        for _ in 0..<5 { windows.append(try await server.openWindow()) }
+        let patches = windows.map { $0.messages.count }
+        let runtime = try #require(server.server.runtime(named: TallyAppDelegate.app))
+        let encodings = runtime.encoder.patchEncodings
+        windows[0].tap(TallyScreen.NodeID.add)
+        for (window, before) in zip(windows, patches) {
+            try await window.waitUntil("the new line") { window.messages[before...].contains { $0.type == .patch } }
+        }
+        #expect(runtime.encoder.patchEncodings == encodings + 1)
+        try await server.stop()
     }
 
     @Test func aPatchThatDiffersInAnythingIsEncodedForItself() {
@@ -26,10 +45,11 @@ import Testing
             .render(root: Self.row, seq: ["lootlogger": 5], route: "items"),
             .ack(ref: 1),
         ]
+        var encoder = SharedPatchEncoder()
         for variant in variants {
-            _ = WindowConnection.encode(base)
-            #expect(WindowConnection.encode(variant) == WindowProtocol.encodeText(variant))
-            #expect(WindowConnection.encode(base) == WindowProtocol.encodeText(base))
+            _ = encoder.encode(base)
+            #expect(encoder.encode(variant) == WindowProtocol.encodeText(variant))
+            #expect(encoder.encode(base) == WindowProtocol.encodeText(base))
         }
     }
 
@@ -37,9 +57,11 @@ import Testing
         let rows = (0..<2_000).map { ViewNode(id: "item-\($0)", kind: .row, props: ["title": .string("Row \($0)")]) }
         let large = ServerMessage.patch(ops: [.replace(id: "items", node: ViewNode(id: "items", kind: .table, children: rows), transition: nil)],
                                         seq: ["lootlogger": 9])
-        let text = WindowConnection.encode(large)
-        #expect(text.utf8.count > WindowConnection.sharedPatchLimit)
+        var encoder = SharedPatchEncoder()
+        let text = encoder.encode(large)
+        #expect(text.utf8.count > SharedPatchEncoder.sharedPatchLimit)
         #expect(text == WindowProtocol.encodeText(large))
-        #expect(WindowConnection.encode(large) == text)
+        #expect(encoder.encode(large) == text)
+        #expect(encoder.patchEncodings == 2)
     }
 }

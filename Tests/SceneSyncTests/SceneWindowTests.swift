@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SceneSync
 @testable import SceneSyncUI
 import SceneSyncSQLite
@@ -220,6 +221,63 @@ struct SceneWindowTests {
         #expect(window.patchFailures.isEmpty)
     }
 
+    @Test func aHiddenWindowPastItsPatchLimitIsRedrawnWhenShown() async throws {
+        let (host, order, window) = try await orderWindow([])
+        try await orderWhileHidden(window, host: host, order: order, limit: 4, dishes: 6)
+        guard case let .render(root, _, _) = window.messages.last else { Issue.record("expected a redraw"); return }
+        #expect(ViewTree(root).nodes(of: .row).count == 6)
+        #expect(window.rowTitles == (0..<6).map { "Dish \($0)" })
+        #expect(badge(window) == "6")
+    }
+
+    @Test func aHiddenWindowWithinItsPatchLimitIsPatchedWhenShown() async throws {
+        let (host, order, window) = try await orderWindow([])
+        try await orderWhileHidden(window, host: host, order: order, limit: 256, dishes: 6)
+        guard case .patch = window.messages.last else { Issue.record("expected the held patches"); return }
+        #expect(window.rowTitles == (0..<6).map { "Dish \($0)" })
+        #expect(badge(window) == "6")
+        #expect(window.patchFailures.isEmpty)
+    }
+
+    /// Hides `window`, orders `dishes` dishes while it holds at most `limit` patches, and shows it
+    /// again: it is sent one message then, patches or a redraw.
+    func orderWhileHidden(_ window: HostedWindow, host: SceneHost, order: ModelController<Journal>, limit: Int, dishes: Int) async throws {
+        let sceneWindow = try #require(window.scene?.window)
+        sceneWindow.backgroundPatchLimit = limit
+        try await host.hide(window)
+        let sent = window.messages.count
+        for index in 0..<dishes { try await order.append("Dish \(index)") }
+        try await host.waitUntil("the hidden window to apply every event") { sceneWindow.sequences[DinerAppDelegate.app] == UInt64(dishes) }
+        #expect(window.messages.count == sent)
+        try await host.show(window)
+        #expect(window.messages.count == sent + 1)
+    }
+
+    @Test func aScreenThatFallsBehindATrimmedLogReloadsAndRedraws() async throws {
+        let delegate = DinerAppDelegate(options: .init(logRetention: 2, subscriberBufferLimit: 1))
+        let host = try await SceneHost.launch(delegate: delegate, storage: try SQLiteStorage.inMemory())
+        let order = try #require(delegate.order)
+        let window = try await host.openWindow()
+        try await host.perform(.select, on: tab(TabID.order), in: window)
+        let renders = window.messages.filter(\.isRender).count
+        // The main actor is held while forty dishes are ordered elsewhere: the order screen cannot
+        // take their events, its subscription drops them, and the log is trimmed past them.
+        let done = Atomic(false)
+        Task.detached {
+            for index in 0..<40 { _ = try? await order.append("Dish \(index)") }
+            done.store(true, ordering: .releasing)
+        }
+        while !done.load(ordering: .acquiring) { usleep(2_000) }
+        try await host.waitUntil("the order screen to catch up") { window.rowTitles.count == 40 }
+        #expect(window.rowTitles == (0..<40).map { "Dish \($0)" })
+        #expect(window.messages.filter(\.isRender).count == renders + 1)
+        #expect(badge(window) == "40")
+        #expect(window.patchFailures.isEmpty)
+        // And it follows again: the next dish comes as a patch.
+        try await order.append("Dish 40")
+        try await host.waitUntil("the next dish") { window.rowTitles.count == 41 }
+    }
+
     @Test func aBadgeOnAWindowWithOneTabSendsNothingItCannotShow() async throws {
         let (host, _) = try await launch(try SQLiteStorage.inMemory())
         let window = try await host.openWindow()
@@ -401,4 +459,8 @@ struct SceneWindowTests {
     func choices(_ window: HostedWindow) -> [String] {
         window.delegate(as: DinerSceneDelegate.self)?.coordinator?.orderScreen?.choices ?? []
     }
+}
+
+extension WindowUpdate {
+    fileprivate var isRender: Bool { if case .render = self { true } else { false } }
 }

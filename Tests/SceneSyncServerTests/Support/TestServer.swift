@@ -46,7 +46,8 @@ final class TestServer: Sendable {
         directory: URL? = nil,
         connectionDrainTimeout: Duration = .seconds(5),
         lootLogger: Bool = false,
-        logger: Logger? = nil
+        logger: Logger? = nil,
+        clock: any Clock<Duration> = ContinuousClock()
     ) async throws -> TestServer {
         let directory = directory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("scenesync-server-tests-\(UUID().uuidString)")
@@ -69,7 +70,7 @@ final class TestServer: Sendable {
         }
         let server = try SceneSyncServer(
             configuration: .init(port: 0, token: token, closingGracePeriod: closingGracePeriod,
-                                 connectionDrainTimeout: connectionDrainTimeout, rateLimit: rateLimit, logger: logger),
+                                 connectionDrainTimeout: connectionDrainTimeout, rateLimit: rateLimit, logger: logger, clock: clock),
             apps: apps
         ) { app, logger in
             try SQLiteStorage(path: directory.appendingPathComponent("\(app.name).sqlite").path, logger: logger)

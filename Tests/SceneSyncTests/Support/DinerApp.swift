@@ -10,9 +10,14 @@ import SceneSync
 final class DinerAppDelegate: ApplicationDelegate {
     static let app = "diner"
     private(set) var order: ModelController<Journal>?
+    private let options: ModelController<Journal>.Options
+
+    init(options: ModelController<Journal>.Options = .init()) {
+        self.options = options
+    }
 
     func applicationDidFinishLaunching(_ application: Application) async throws {
-        order = try await ModelController(app: Self.app, storage: application.storage, logger: Logger(label: "diner"))
+        order = try await ModelController(app: Self.app, storage: application.storage, options: options, logger: Logger(label: "diner"))
     }
 
     func application(_ application: Application, configurationForConnecting session: SceneSession, options: ConnectionOptions) -> SceneConfiguration {
@@ -160,6 +165,7 @@ final class OrderScreen: ScreenController {
     override func load() async {
         let snapshot = await order.snapshot()
         lines = snapshot.state.lines
+        window?.setBadge(badge, forTab: DinerCoordinator.TabID.order)
         follow(order, from: snapshot.sequence) { [weak self] envelope in self?.apply(envelope) }
     }
 
