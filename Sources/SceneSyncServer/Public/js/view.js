@@ -6,6 +6,8 @@ import { Tree } from "./render.js";
 import { applyPatch } from "./patch.js";
 import { animate, focusQuietly, focusables, h, icon } from "./dom.js";
 
+const MESSAGES_LABEL = "Messages";
+
 /** Whether focus is nowhere useful: on the body, or on an element that left or went inert. */
 function focusLost() {
   const active = document.activeElement;
@@ -23,7 +25,8 @@ export class View {
     this.tree = new Tree(container, { send: (node, name, value) => this.send(node, name, value), view: this });
     this.toasts = h("div", { class: "ss-toasts" });
     this.announcer = h("div", { class: CLS.visuallyHidden, role: "status", "aria-live": "polite" });
-    container.append(this.toasts, this.announcer);
+    // The window's own messages live outside the server's tree, so outside its landmarks: give them one.
+    container.append(h("div", { class: "ss-messages", role: "region", "aria-label": MESSAGES_LABEL }, this.toasts, this.announcer));
     this.scrollMemory = new Map();
     this.focusMemory = new Map();
     this.windowTitle = "";

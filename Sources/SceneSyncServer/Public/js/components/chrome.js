@@ -19,7 +19,9 @@ export const navigationBar = {
     const title = h("h1", { class: "ss-navbar-title", tabindex: "-1" });
     const items = h("div", { class: "ss-navbar-items" });
     const inner = h("div", { class: "ss-navbar-inner" }, back, title, h("div", { class: "ss-navbar-spacer" }), items);
-    const el = h("header", { class: "ss-navbar", role: "banner" }, inner);
+    // A <header> outside any sectioning element is the banner landmark already; role="banner" on it
+    // is redundant, and checkers flag it as a role the element does not allow.
+    const el = h("header", { class: "ss-navbar" }, inner);
     el._ss = { back, backText, title, items };
     return el;
   },
@@ -119,7 +121,11 @@ export const tab = {
   },
 };
 
+// Notices and alerts sit beside the screen, not in it: a labelled landmark keeps them reachable by
+// landmark navigation (and keeps every piece of content inside some landmark).
+const NOTICES_LABEL = "Notices";
+
 export const overlay = {
-  create: () => h("div", { class: "ss-overlay" }),
+  create: () => h("div", { class: "ss-overlay", role: "region", "aria-label": NOTICES_LABEL }),
   update() {},
 };

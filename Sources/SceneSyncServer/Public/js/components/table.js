@@ -7,7 +7,15 @@ import { startDrag, settleDrag } from "./drag.js";
 import { Menu } from "./menu.js";
 
 export const table = {
-  create: () => h("div", { class: "ss-table", role: "list" }),
+  create() {
+    const el = h("div", { class: "ss-table", role: "group" });
+    // A list must hold list items: with no rows (an empty state in their place) the table is a
+    // named group instead. Rows come and go through patches the table is not told about, so it
+    // watches its own subtree.
+    const sync = () => setAttr(el, "role", el.querySelector('[role="listitem"]') ? "list" : "group");
+    new MutationObserver(sync).observe(el, { childList: true, subtree: true });
+    return el;
+  },
   update(el, props) {
     setAttr(el, "aria-label", props[P.label]);
     el.classList.toggle(CLS.editing, props[P.editing] === true);
