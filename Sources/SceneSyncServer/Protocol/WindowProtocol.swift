@@ -21,40 +21,29 @@ public enum WindowProtocol {
         case welcome, render, patch, resumed, ack, error, open, shutdown, pong
     }
 
-    /// Decodes a message a window sent.
+    /// Decodes a message a window sent, reading its JSON once.
     public static func decodeClientMessage(_ data: Data) throws(WindowProtocolError) -> ClientMessage {
         guard data.count <= maximumMessageSize else { throw .tooLarge(size: data.count, limit: maximumMessageSize) }
-        let object: [String: Any]
         do {
-            guard let parsed = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-                throw WindowProtocolError.malformed("a message is a JSON object")
-            }
-            object = parsed
+            return try JSONDecoder().decode(StrictClientMessage.self, from: data).message
         } catch let error as WindowProtocolError {
             throw error
-        } catch {
+        } catch let DecodingError.valueNotFound(_, context) where context.codingPath.isEmpty {
+            throw .malformed("a message is a JSON object")
+        } catch let DecodingError.typeMismatch(_, context) where context.codingPath.isEmpty {
+            throw .malformed("a message is a JSON object")
+        } catch let DecodingError.dataCorrupted(context) where context.codingPath.isEmpty {
             throw .malformed("not JSON")
-        }
-        guard let typeName = object["type"] as? String else { throw .malformed("missing \"type\"") }
-        guard let type = MessageType(rawValue: typeName), ClientMessage.types.contains(type) else {
-            throw .unknownType(typeName)
-        }
-        guard let version = object["v"] as? Int else { throw .malformed("missing \"v\"") }
-        guard version == Self.version else { throw .unsupportedVersion(version) }
-        let allowed = ClientMessage.fields[type]!.union(["type", "v"])
-        if let unknown = object.keys.filter({ !allowed.contains($0) }).sorted().first {
-            throw .malformed("unknown field \"\(unknown)\" in \(typeName)")
-        }
-        do {
-            return try JSONDecoder().decode(ClientMessage.self, from: data)
-        } catch let DecodingError.keyNotFound(key, _) {
-            throw .malformed("missing \"\(key.stringValue)\" in \(typeName)")
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw .malformed("missing \"\((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))\"")
         } catch let DecodingError.typeMismatch(_, context) {
-            throw .malformed("wrong type for \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\" in \(typeName)")
+            throw .malformed("wrong type for \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\"")
+        } catch let DecodingError.valueNotFound(_, context) {
+            throw .malformed("null for \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\"")
         } catch let DecodingError.dataCorrupted(context) {
-            throw .malformed("\(context.debugDescription) in \(typeName)")
+            throw .malformed(context.debugDescription)
         } catch {
-            throw .malformed("\(typeName): \(error)")
+            throw .malformed("\(error)")
         }
     }
 
@@ -82,7 +71,7 @@ public enum WindowProtocol {
 }
 
 /// A message from a window.
-public enum ClientMessage: Equatable, Sendable, Decodable {
+public enum ClientMessage: Equatable, Sendable {
     /// The window (re)connects: its session id if it has one, the sequence numbers it has seen per
     /// app, an "open in new window" token, and whether it is visible and focused.
     case hello(Hello)
@@ -134,20 +123,68 @@ public enum ClientMessage: Equatable, Sendable, Decodable {
         .ping: [],
     ]
 
-    private enum CodingKeys: String, CodingKey { case type, visible, focused }
+}
 
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        switch try container.decode(WindowProtocol.MessageType.self, forKey: .type) {
-        case .hello: self = .hello(try Hello(from: decoder))
-        case .action: self = .action(try UserAction(from: decoder))
+/// A window's message read strictly in one pass: `type` and `v` first, then only the fields its
+/// type has. Everything it refuses is a ``WindowProtocolError``.
+private struct StrictClientMessage: Decodable {
+    let message: ClientMessage
+
+    private struct Key: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        guard let typeName = try? container.decode(String.self, forKey: Key("type")) else {
+            throw WindowProtocolError.malformed("missing \"type\"")
+        }
+        guard let type = WindowProtocol.MessageType(rawValue: typeName), ClientMessage.types.contains(type) else {
+            throw WindowProtocolError.unknownType(typeName)
+        }
+        guard let version = try? container.decode(Int.self, forKey: Key("v")) else { throw WindowProtocolError.malformed("missing \"v\"") }
+        guard version == WindowProtocol.version else { throw WindowProtocolError.unsupportedVersion(version) }
+        let allowed = ClientMessage.fields[type, default: []].union(["type", "v"])
+        if let unknown = container.allKeys.map(\.stringValue).filter({ !allowed.contains($0) }).sorted().first {
+            throw WindowProtocolError.malformed("unknown field \"\(unknown)\" in \(typeName)")
+        }
+        func field<Value: Decodable>(_ name: String, as _: Value.Type = Value.self) throws -> Value {
+            do {
+                return try container.decode(Value.self, forKey: Key(name))
+            } catch DecodingError.keyNotFound {
+                throw WindowProtocolError.malformed("missing \"\(name)\" in \(typeName)")
+            } catch DecodingError.valueNotFound, DecodingError.typeMismatch, DecodingError.dataCorrupted {
+                throw WindowProtocolError.malformed("wrong type for \"\(name)\" in \(typeName)")
+            }
+        }
+        func optional<Value: Decodable>(_ name: String, as _: Value.Type = Value.self) throws -> Value? {
+            guard container.contains(Key(name)) else { return nil }
+            do {
+                return try container.decodeIfPresent(Value.self, forKey: Key(name))
+            } catch {
+                throw WindowProtocolError.malformed("wrong type for \"\(name)\" in \(typeName)")
+            }
+        }
+        switch type {
+        case .hello:
+            message = .hello(ClientMessage.Hello(
+                session: try optional("session"), seq: try optional("seq"), route: try optional("route"), open: try optional("open"),
+                token: try optional("token"), visible: try field("visible"), focused: try field("focused")))
+        case .action:
+            message = .action(UserAction(ref: try field("ref"), node: try field("node"), name: ActionName(rawValue: try field("name")),
+                                         value: try optional("value")))
         case .visibility:
-            self = .visibility(visible: try container.decode(Bool.self, forKey: .visible),
-                               focused: try container.decode(Bool.self, forKey: .focused))
-        case .closing: self = .closing
-        case .ping: self = .ping
-        case let other:
-            throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "\(other) is not a window message")
+            message = .visibility(visible: try field("visible"), focused: try field("focused"))
+        case .closing:
+            message = .closing
+        case .ping:
+            message = .ping
+        default:
+            throw WindowProtocolError.unknownType(typeName)
         }
     }
 }
