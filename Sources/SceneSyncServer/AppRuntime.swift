@@ -111,8 +111,9 @@ final class AppRuntime {
         drainingConnections = open
         defer { drainingConnections = [] }
         guard !isDrained else { return }
+        let clock = settings.clock
         let timer = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
+            guard (try? await clock.sleep(for: timeout)) != nil else { return }
             self?.resumeDrainWaiters()
         }
         await withCheckedContinuation { drainWaiters.append($0) }

@@ -68,19 +68,21 @@ public struct HostedApp: Sendable {
     /// What an app adds to the server beside its windows.
     public struct Parts: Sendable {
         /// Adds the app's HTTP routes, at any path it chooses (root paths included). Every route
-        /// is behind the server's access policy: `Host` is checked, and a mutating request must
-        /// come from one of the server's pages or be a JSON request from a native client (see
-        /// ``SceneSyncServer``).
-        public var routes: @Sendable (Router<BasicRequestContext>) -> Void
+        /// is behind the server's access policy: `Host` is checked on every request; a mutating
+        /// one must come from one of the server's pages or be a JSON request from a native
+        /// client; and when the server has an access token, every request carries it as
+        /// `Authorization: Bearer …` (see ``SceneSyncServer``).
+        public var routes: @Sendable (RouterGroup<BasicRequestContext>) -> Void
         /// A folder served read-only at `/<name>/assets/`, with `ETag`s.
         public var assets: URL?
         /// Long-running work of the app, such as a timer, run in the server's service group: they
         /// start with the server, and are told to shut down gracefully after every window was told
-        /// and before HTTP stops.
+        /// and before HTTP stops. One that ends early ends alone; one that fails shuts the server
+        /// down gracefully.
         public var services: [any Service]
 
         /// Creates an app's parts; every one is optional.
-        public init(routes: @escaping @Sendable (Router<BasicRequestContext>) -> Void = { _ in }, assets: URL? = nil,
+        public init(routes: @escaping @Sendable (RouterGroup<BasicRequestContext>) -> Void = { _ in }, assets: URL? = nil,
                     services: [any Service] = []) {
             self.routes = routes
             self.assets = assets

@@ -28,7 +28,7 @@ extension SceneSyncServer {
         /// How many messages a window may send at once, and how many per second after that.
         public var rateLimit: RateLimit
         /// The largest WebSocket frame or message accepted, in bytes; larger ones close the
-        /// connection. Messages under it but over ``SceneSync/WindowProtocol/maximumMessageSize``
+        /// connection. Messages under it but over ``WindowProtocol/maximumMessageSize``
         /// are refused with an error, and the connection stays.
         public var maximumFrameSize: Int
         /// How many messages may wait for a slow window before it is disconnected (it reconnects

@@ -38,7 +38,9 @@ extension SceneSyncServer {
             }
             return try await self.serve(self.staticFiles.appPage, context: context)
         }
-        for (_, parts) in appParts { parts.routes(router) }
+        // Apps' routes are an API: beyond loopback they take the access token, whatever the method.
+        let api = router.group().add(middleware: TokenGuard(policy: policy, logger: configuration.logger))
+        for (_, parts) in appParts { parts.routes(api) }
         return router
     }
 
@@ -78,17 +80,21 @@ extension SceneSyncServer {
     }
 }
 
-/// Refuses mutating requests (POST, PUT, PATCH, DELETE) that name another host, come from
-/// another site, or come from a native client without JSON (or without the token beyond
-/// loopback); adds headers that keep pages out of frames and tokens out of referrers.
+/// Refuses requests that name another host (DNS rebinding), and mutating ones (any method but GET,
+/// HEAD and OPTIONS) that come from another site, or from a native client without JSON, or without
+/// the token when the server has one; adds headers that keep pages out of frames and tokens out of
+/// referrers.
 struct RequestGuard<Context: RequestContext>: RouterMiddleware {
     let server: SceneSyncServer
 
-    static var mutatingMethods: Set<HTTPRequest.Method> { [.post, .put, .patch, .delete] }
+    /// Methods that change nothing; every other one is checked as mutating.
+    static var safeMethods: Set<HTTPRequest.Method> { [.get, .head, .options] }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if Self.mutatingMethods.contains(request.method),
-           let refusal = server.policy.refusal(forMutating: request.head, port: server.boundPort) {
+        let refusal = Self.safeMethods.contains(request.method)
+            ? server.policy.refusal(for: request.head, port: server.boundPort, requireOrigin: false)
+            : server.policy.refusal(forMutating: request.head, port: server.boundPort)
+        if let refusal {
             server.configuration.logger.notice("Refused a request", metadata: [
                 "method": "\(request.method)", "path": "\(request.uri.path)", "reason": "\(refusal)",
             ])
@@ -107,4 +113,22 @@ struct RequestGuard<Context: RequestContext>: RouterMiddleware {
 
     private static var referrerPolicy: HTTPField.Name { HTTPField.Name("Referrer-Policy")! }
     private static var frameOptions: HTTPField.Name { HTTPField.Name("X-Frame-Options")! }
+}
+
+/// Guards apps' own routes: when the server has an access token, every request to them carries it
+/// as `Authorization: Bearer …` (the server's pages take it in their URL and their WebSocket's
+/// `hello` instead).
+struct TokenGuard<Context: RequestContext>: RouterMiddleware {
+    let policy: AccessPolicy
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard policy.token == nil || policy.accepts(token: AccessPolicy.bearerToken(request.head)) else {
+            logger.notice("Refused an app's route without the access token", metadata: ["path": "\(request.uri.path)"])
+            let body = Data(#"{"error":"unauthorized","reason":"this server needs its access token as Authorization: Bearer"}"#.utf8)
+            return Response(status: .unauthorized, headers: [.contentType: "application/json; charset=utf-8"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+        }
+        return try await next(request, context)
+    }
 }

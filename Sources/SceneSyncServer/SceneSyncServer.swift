@@ -104,9 +104,10 @@ public final class SceneSyncServer: Service, Sendable {
             for app in apps {
                 let runtime = try await AppRuntime.launch(app, configuration: configuration, policy: policy, storage: makeStorage)
                 runtimes[app.name] = runtime
+                // Known at once, so that a later app's failure still shuts this one down.
+                state.withLock { $0.runtimes = runtimes }
                 parts.append((app, try await runtime.makeParts()))
             }
-            state.withLock { $0.runtimes = runtimes }
             let webSocketResponder = makeWebSocketRouter().buildResponder()
             let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
                 http1: .init(idleTimeout: .seconds(60)),
@@ -125,10 +126,18 @@ public final class SceneSyncServer: Service, Sendable {
                 logger: logger)
             // Graceful shutdown runs from the last service to the first: windows, then the apps'
             // services, then HTTP, so every window is told before its socket closes.
-            let services: [any Service] = [
-                DrainingHTTPServer(base: http, drainTimeout: configuration.connectionDrainTimeout, connections: connections, logger: logger),
-            ] + parts.flatMap(\.parts.services) + [WindowsService(server: self)]
-            let group = ServiceGroup(configuration: .init(services: services, logger: logger))
+            let appServices = parts.flatMap(\.parts.services).map {
+                ServiceGroupConfiguration.ServiceConfiguration(
+                    service: $0, successTerminationBehavior: .ignore, failureTerminationBehavior: .gracefullyShutdownGroup)
+            }
+            let services = [
+                ServiceGroupConfiguration.ServiceConfiguration(service: DrainingHTTPServer(
+                    base: http, drainTimeout: configuration.connectionDrainTimeout, connections: connections, logger: logger)),
+            ] + appServices + [.init(service: WindowsService(server: self))]
+            var groupConfiguration = ServiceGroupConfiguration(services: services, logger: logger)
+            // An app's service that does not stop must not keep the server up for ever.
+            groupConfiguration.maximumGracefulShutdownDuration = configuration.connectionDrainTimeout * 4
+            let group = ServiceGroup(configuration: groupConfiguration)
             try await group.run()
             // The group may have stopped on its own (a failure), with windows still connected.
             await shutDownApps()

@@ -6,6 +6,12 @@ import Foundation
 /// Only plain names are served: every segment of the path is percent-decoded, then must be made
 /// of letters, digits, `.`, `_` and `-`, and must not start with a dot. So `..`, encoded or not,
 /// an encoded `/`, and hidden files never reach the file system.
+///
+/// Apps' asset folders go through Hummingbird's `FileMiddleware`; the renderer's own files do not,
+/// because `FileMiddleware` serves hidden files and paths with empty segments (`/css//x.css`) and
+/// answers a folder's files under any name the router did not claim, where the renderer's folder
+/// also holds `app.html`, which must be served only as an app's page, with its
+/// `Content-Security-Policy`.
 struct StaticFiles: Sendable {
     /// What a request path names.
     enum Lookup: Equatable, Sendable {

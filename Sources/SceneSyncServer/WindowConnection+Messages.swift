@@ -4,7 +4,7 @@ import SceneSync
 import SceneSyncUI
 
 extension WindowConnection {
-    /// Error codes of the server's own, beside ``SceneSync/WindowProtocolError/code``.
+    /// Error codes of the server's own, beside ``WindowProtocolError/code``.
     enum ErrorCode {
         static let helloRequired = "helloRequired"
         static let repeatedHello = "repeatedHello"

@@ -58,7 +58,20 @@ import Testing
         let right = try await server.request(
             "/lines", method: .post, headers: Self.json.merging([.authorization: "bearer s3cret-token"]), body: body)
         #expect(right.status == .ok)
-        #expect(try await server.request("/lines").text == #"{"lines":["Tokened"]}"#)
+        // Reading the API takes the token too; the server's own pages do not.
+        #expect(try await server.request("/lines").status == .unauthorized)
+        #expect(try await server.request("/lines", headers: [.authorization: "Bearer s3cret-token"]).text == #"{"lines":["Tokened"]}"#)
+        #expect(try await server.request("/").status == .ok)
+        try await server.stop()
+    }
+
+    @Test func everyRequestMustNameThisServer() async throws {
+        let server = try await TestServer.start()
+        #expect(try await server.request("/lines", host: "evil.example:\(server.port)").status == .misdirectedRequest)
+        #expect(try await server.request("/tally", host: "evil.example:\(server.port)").status == .misdirectedRequest)
+        // A method that is not GET, HEAD or OPTIONS is checked as a mutating one.
+        let custom = try await server.request("/lines", method: HTTPRequest.Method("PURGE")!, headers: [.origin: "http://evil.example"])
+        #expect(custom.status == .forbidden)
         try await server.stop()
     }
 

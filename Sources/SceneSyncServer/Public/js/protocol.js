@@ -1,6 +1,7 @@
 // The window protocol, browser side: every wire name in one place. Mirrors
-// Sources/SceneSync/UI/WindowProtocol.swift, ViewNode.swift, Patch.swift and SceneWindow.swift,
-// and PROTOCOL.md. Other modules import names from here and never spell a wire name themselves.
+// Sources/SceneSyncServer/Protocol/WindowProtocol.swift, Sources/SceneSyncUI/ViewNode.swift, Patch.swift
+// and SceneWindow.swift, and PROTOCOL.md. Other modules import names from here and never spell a
+// wire name themselves.
 
 const freeze = Object.freeze;
 
