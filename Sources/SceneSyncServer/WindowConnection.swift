@@ -84,6 +84,11 @@ final class WindowConnection: WindowOutlet {
         }
     }
 
+    /// A resume point is written as the `render` message it amounts to, by the protocol's writer.
+    nonisolated var resumePointWriter: (@Sendable (ViewNode, [String: UInt64], String) -> Data?)? {
+        { root, seq, route in WindowProtocol.encode(.render(root: root, seq: seq, route: route)) }
+    }
+
     func openWindow(with activity: SceneActivity) {
         send(.open(url: runtime.openURL(for: activity)))
     }

@@ -21,7 +21,9 @@ extension SceneWindow {
     func persistResumePoint() async {
         captureResumePoint()
         guard let scene else { return }
-        if let departed, let data = try? JSONEncoder().encode(departed), data.count <= Self.resumePointLimit {
+        if let departed,
+           let data = resumePointWriter.map({ $0(departed.root, departed.seq, departed.route) }) ?? (try? JSONEncoder().encode(departed)),
+           data.count <= Self.resumePointLimit {
             try? await scene.drafts.setData(data, for: Self.resumePointKey, limit: Self.resumePointLimit)
         } else {
             try? await scene.drafts.remove(Self.resumePointKey)
@@ -40,7 +42,12 @@ extension SceneWindow {
     /// tree: navigation since the last render came as patches).
     func resumePatches(for resume: (seq: [String: UInt64], route: String)) -> [Patch]? {
         let saved = scene?.drafts.data(for: Self.resumePointKey).flatMap { try? JSONDecoder().decode(ResumePoint.self, from: $0) }
-        guard let saved else { return resume.route == routeKey && resume.seq == sequences ? [] : nil }
+        guard let saved else {
+            guard resume.route == routeKey && resume.seq == sequences else { return nil }
+            // Nothing is sent, but the visible screen must know the handlers of what the window shows.
+            _ = makeRoot()
+            return []
+        }
         guard saved.seq == resume.seq else { return nil }
         let root = makeRoot()
         let patches = ViewNode.patches(from: saved.root, to: root)

@@ -55,6 +55,8 @@ public final class SceneWindow: SceneUserInterface {
     public var backgroundPatchLimit = 256
 
     var outlet: (any WindowOutlet)?
+    /// How the outlet the window was last attached to writes resume points.
+    var resumePointWriter: (@Sendable (ViewNode, [String: UInt64], String) -> Data?)?
     private var alerts: [Alert] = []
     private var notices: [(id: String, message: String)] = []
     private var noticeCounter = 0
@@ -166,6 +168,7 @@ public final class SceneWindow: SceneUserInterface {
     /// from what it shows to what the window would draw now: nothing is redrawn.
     public func attach(_ outlet: any WindowOutlet, resumingFrom seq: [String: UInt64]? = nil, route: String? = nil) {
         self.outlet = outlet
+        resumePointWriter = outlet.resumePointWriter
         hasRendered = false
         if let seq, let route { resume = (seq, route) }
         if !tabs.isEmpty { redraw() }
@@ -223,7 +226,10 @@ public final class SceneWindow: SceneUserInterface {
             notices.remove(at: index)
             send([.remove(id: action.node)])
         } else if action.name == .draft {
-            guard let screen = visibleScreen, case let .string(text)? = action.value else {
+            guard let screen = visibleScreen, screen.answers(.commit, on: action.node) else {
+                throw ScreenError.unknownAction(node: action.node, name: action.name.rawValue)
+            }
+            guard case let .string(text)? = action.value else {
                 throw ScreenError.invalidValue(node: action.node, name: action.name.rawValue)
             }
             try await scene?.drafts.set(text, for: screen.draftKey(action.node))

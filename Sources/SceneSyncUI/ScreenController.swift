@@ -28,9 +28,13 @@ open class ScreenController {
     var appliedSequences: [String: UInt64] = [:]
     /// The handlers of the nodes the window was last sent, by node id.
     private var actionTable: [String: NodeActions] = [:]
+    /// Handlers for keyed rows: given a row's node id, the handlers for its key.
+    private var rowHandlers: [@MainActor (String) -> NodeActions?] = []
     private var followTasks: [Task<Void, Never>] = []
     private var tasks: [Task<Void, Never>] = []
-    private var isReloading = false
+    /// Reloading after the screen fell behind a model's log, and whether to do it again.
+    private var reloadTask: Task<Void, Never>?
+    private var needsReload = false
 
     /// Creates a screen for `route`.
     public init(route: Route, title: String) {
@@ -40,6 +44,7 @@ open class ScreenController {
 
     deinit {
         for task in tasks + followTasks { task.cancel() }
+        reloadTask?.cancel()
     }
 
     /// Loads what the screen shows (a model's snapshot) and starts following its events with
@@ -108,10 +113,37 @@ open class ScreenController {
                 if case SubscriptionError.tooOld = error {} else {
                     // The log could not be read: try again shortly rather than at once.
                     try? await Task.sleep(for: .seconds(1))
+                    guard !Task.isCancelled else { return }
                 }
-                await self?.reloadAfterFallingBehind()
+                self?.reloadAfterFallingBehind()
             }
         })
+    }
+
+    /// Handles every row of `rows` at once, given the row's key: selection, deletion and moves in
+    /// edit mode, and the row actions named in `actions` (build the rows with the same names in
+    /// ``ViewNode/row(id:title:subtitle:detail:image:disclosure:deletable:movable:onSelect:onDelete:onMove:actions:)``).
+    ///
+    /// With `isShown`, a row the screen does not show answers nothing, as a node that is not
+    /// there; without it, a handler may be given the key of a row the screen no longer shows (a
+    /// window out of step, or a hostile one), and the model controller's validation answers it.
+    public func handleRows<Key>(
+        _ rows: KeyedRows<Key>,
+        shown isShown: (@MainActor @Sendable (Key) -> Bool)? = nil,
+        onSelect: (@MainActor @Sendable (Key) async throws -> Void)? = nil,
+        onDelete: (@MainActor @Sendable (Key) async throws -> Void)? = nil,
+        onMove: (@MainActor @Sendable (Key, Int) async throws -> Void)? = nil,
+        actions: [ActionName: @MainActor @Sendable (Key) async throws -> Void] = [:]
+    ) {
+        rowHandlers.append { id in
+            guard let key = rows.key(of: id), isShown?(key) ?? true else { return nil }
+            var handlers = NodeActions()
+            if let onSelect { handlers.on(.select) { try await onSelect(key) } }
+            if let onDelete { handlers.on(.delete) { try await onDelete(key) } }
+            if let onMove { handlers.on(.move, index: { index in try await onMove(key, index) }) }
+            for (name, handler) in actions { handlers.on(name) { try await handler(key) } }
+            return handlers
+        }
     }
 
     /// Runs `operation` for as long as the screen is in its stack.
@@ -139,7 +171,8 @@ open class ScreenController {
     /// - Throws: ``ScreenError`` if the node has no handler for the action, or the action's value
     ///   is not what the handler takes; otherwise what the handler throws.
     func perform(_ action: UserAction) async throws {
-        guard let handler = actionTable[action.node]?[action.name] else {
+        let actions = actionTable[action.node] ?? rowHandlers.lazy.compactMap { $0(action.node) }.first
+        guard let handler = actions?[action.name] else {
             throw ScreenError.unknownAction(node: action.node, name: action.name.rawValue)
         }
         do {
@@ -149,14 +182,21 @@ open class ScreenController {
         }
     }
 
-    private func reloadAfterFallingBehind() async {
-        guard !isReloading, !Task.isCancelled else { return }
-        isReloading = true
-        defer { isReloading = false }
-        for task in followTasks { task.cancel() }
-        followTasks = []
-        await load()
-        if isVisible { window?.redraw() }
+    /// Starts over from a fresh snapshot, in a task of its own (the follow task that asks is
+    /// cancelled with the others); a request that comes while a reload runs makes it run again.
+    private func reloadAfterFallingBehind() {
+        needsReload = true
+        guard reloadTask == nil else { return }
+        reloadTask = Task { @MainActor [weak self] in
+            while let screen = self, screen.needsReload, !Task.isCancelled {
+                screen.needsReload = false
+                for task in screen.followTasks { task.cancel() }
+                screen.followTasks = []
+                await screen.load()
+                if screen.isVisible { screen.window?.redraw() }
+            }
+            self?.reloadTask = nil
+        }
     }
 
     private func noteApplied(_ sequence: UInt64, for app: String) {
@@ -172,9 +212,18 @@ open class ScreenController {
         }
     }
 
+    /// Notes the handlers of `node` and its children; a node sent again without handlers loses
+    /// those it had. (A removed node's children keep theirs until the next full draw, as no
+    /// tree is kept here; their ids are gone from the window, so only a window out of step names
+    /// them.)
     private func register(_ node: ViewNode) {
-        if !node.actions.isEmpty { actionTable[node.id] = node.actions }
+        actionTable[node.id] = node.actions.isEmpty ? nil : node.actions
         for child in node.children { register(child) }
+    }
+
+    /// Whether the node `id` answers `name`.
+    func answers(_ name: ActionName, on id: String) -> Bool {
+        (actionTable[id] ?? rowHandlers.lazy.compactMap { $0(id) }.first)?[name] != nil
     }
 
     func draftKey(_ field: String) -> String { "\(route)#\(field)" }
@@ -182,8 +231,11 @@ open class ScreenController {
     func stop() {
         willBeRemoved()
         for task in tasks + followTasks { task.cancel() }
+        reloadTask?.cancel()
         tasks = []
         followTasks = []
+        // Handlers may hold the screen; a screen out of its stack answers nothing.
+        actionTable = [:]
     }
 
     func makeNode() -> ViewNode {

@@ -25,11 +25,16 @@ extension ViewNode {
                  children: children)
     }
 
-    /// A table row. It can be deleted in edit mode if it has `onDelete`, reordered if it has
-    /// `onMove` (given the row's new index), and offers `actions` in its menu.
+    /// A table row. It can be deleted in edit mode if it has `onDelete` (or is `deletable`),
+    /// reordered if it has `onMove` (given the row's new index; or is `movable`), and offers
+    /// `actions` in its menu.
+    ///
+    /// Rows of a long list are cheaper without handlers of their own: give them ids from
+    /// ``KeyedRows`` and `deletable`, `movable` and handler-less `actions`, and handle them all at
+    /// once with ``ScreenController/handleRows(_:shown:onSelect:onDelete:onMove:actions:)``.
     public static func row(
         id: String, title: String, subtitle: String? = nil, detail: String? = nil, image: String? = nil,
-        disclosure: Bool = false, onSelect: Action? = nil, onDelete: Action? = nil,
+        disclosure: Bool = false, deletable: Bool = false, movable: Bool = false, onSelect: Action? = nil, onDelete: Action? = nil,
         onMove: (@MainActor @Sendable (Int) async throws -> Void)? = nil, actions rowActions: [RowAction] = []
     ) -> ViewNode {
         var actions = NodeActions()
@@ -40,7 +45,7 @@ extension ViewNode {
         return ViewNode(id: id, kind: .row, props: props([
             "title": .string(title), "subtitle": subtitle.map(ViewValue.string), "detail": detail.map(ViewValue.string),
             "image": image.map(ViewValue.string), "accessory": disclosure ? "disclosure" : nil,
-            "deletable": onDelete != nil ? true : nil, "movable": onMove != nil ? true : nil,
+            "deletable": deletable || onDelete != nil ? true : nil, "movable": movable || onMove != nil ? true : nil,
             "actions": rowActions.isEmpty ? nil : .array(rowActions.map { ["name": .string($0.name.rawValue), "label": .string($0.label)] }),
         ]), actions: actions)
     }
@@ -72,7 +77,8 @@ extension ViewNode {
     /// A button.
     public static func button(id: String, label: String, role: Role? = nil, disabled: Bool = false, onTap: Action? = nil) -> ViewNode {
         var actions = NodeActions()
-        actions.on(.tap, onTap)
+        // A disabled button answers nothing, whatever a window sends.
+        if !disabled { actions.on(.tap, onTap) }
         return ViewNode(id: id, kind: .button,
                         props: props(["label": .string(label), "role": role.map { .string($0.rawValue) }, "disabled": disabled ? true : nil]),
                         actions: actions)

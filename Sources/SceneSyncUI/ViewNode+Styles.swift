@@ -51,11 +51,12 @@ extension ViewNode {
         public let name: ActionName
         /// The menu item's label.
         public let label: String
-        /// What runs when it is chosen.
-        public let handler: @MainActor @Sendable () async throws -> Void
+        /// What runs when it is chosen; `nil` for a keyed row, whose screen handles the action for
+        /// every row with ``ScreenController/handleRows(_:shown:onSelect:onDelete:onMove:actions:)``.
+        public let handler: (@MainActor @Sendable () async throws -> Void)?
 
         /// Creates a row action.
-        public init(_ name: ActionName, label: String, handler: @escaping @MainActor @Sendable () async throws -> Void) {
+        public init(_ name: ActionName, label: String, handler: (@MainActor @Sendable () async throws -> Void)? = nil) {
             self.name = name
             self.label = label
             self.handler = handler

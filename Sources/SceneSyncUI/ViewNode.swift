@@ -12,7 +12,7 @@ public struct ViewNode: Codable, Equatable, Sendable {
     public var id: String
     /// Which component this is.
     public var kind: Kind
-    /// The component's properties, by name (see ``Prop``).
+    /// The component's properties, by name, as `PROTOCOL.md` lists them for each kind.
     public var props: [String: ViewValue]
     /// Child components, in order.
     public var children: [ViewNode]

@@ -1,3 +1,4 @@
+public import Foundation
 public import SceneSync
 
 /// Where a window's output goes: a browser connection, or the headless host.
@@ -7,6 +8,15 @@ public protocol WindowOutlet: AnyObject {
     func send(_ update: WindowUpdate)
     /// Opens a new window with `activity`.
     func openWindow(with activity: SceneActivity)
+    /// Writes a window's resume point (the tree it was last sent, the sequence numbers and the
+    /// route) as a JSON object with the keys `root`, `seq` and `route` (others are ignored), faster
+    /// than `JSONEncoder` can: when many windows close at once, each writes one. `nil` (the
+    /// default) leaves it to `JSONEncoder`.
+    var resumePointWriter: (@Sendable (_ root: ViewNode, _ seq: [String: UInt64], _ route: String) -> Data?)? { get }
+}
+
+extension WindowOutlet {
+    public var resumePointWriter: (@Sendable (_ root: ViewNode, _ seq: [String: UInt64], _ route: String) -> Data?)? { nil }
 }
 
 /// What a window sends its renderer: the whole view, or changes to what it was sent.

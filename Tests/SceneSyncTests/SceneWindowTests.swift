@@ -103,6 +103,22 @@ struct SceneWindowTests {
         #expect(window.rowTitles == ["Soup", "Salad"])
     }
 
+    /// After a crash no tree was saved; a window that comes back showing what the server would
+    /// draw is told it resumed, and is sent nothing, yet every control on it still answers.
+    @Test func aWindowResumedWithoutASavedTreeStillAnswers() async throws {
+        let storage = try SQLiteStorage.inMemory()
+        let (host, _) = try await launch(storage)
+        let window = try await host.openWindow()
+        await host.disconnect(window)
+        try await storage.setDraft(nil, key: SceneWindow.resumePointKey, session: window.sessionID)
+
+        try await host.resume(window)
+        guard case .resumed = window.messages.last else { Issue.record("expected the window to resume"); return }
+
+        try await host.perform("select", on: MenuScreen.row("Drinks"), in: window)
+        #expect(window.title == "Drinks")
+    }
+
     @Test func aResumedWindowKeepsItsTabsWithoutARedraw() async throws {
         let (host, order) = try await launch(try SQLiteStorage.inMemory())
         let window = try await host.openWindow()

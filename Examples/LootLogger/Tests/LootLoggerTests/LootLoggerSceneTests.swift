@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import LootLogger
 import SceneSync
-@testable import SceneSyncUI
+import SceneSyncUI
 import SceneSyncSQLite
 import SceneSyncTestSupport
 import SceneSyncTesting

@@ -16,11 +16,17 @@ public protocol ItemDetailScreenDelegate: AnyObject {
 public final class ItemDetailScreen: ScreenController {
     /// Node ids.
     public enum NodeID {
+        /// The form.
         public static let form = "item-form"
+        /// The form's one section.
         public static let fields = "item-fields"
+        /// The name field.
         public static let name = "name"
+        /// The serial number field.
         public static let serialNumber = "serialNumber"
+        /// The value field, in whole dollars.
         public static let value = "value"
+        /// The date the item was created, read-only.
         public static let dateCreated = "dateCreated"
     }
 
@@ -92,7 +98,7 @@ public final class ItemDetailScreen: ScreenController {
         case let .itemUpdated(updated, changed) where updated.key == key:
             item = updated
             if changed.contains(.name) { setTitle(updated.name) }
-            // A change this window committed is answered by `handle`, which knows what was typed.
+            // A change this window committed is answered by `commit`, which knows what was typed.
             guard envelope.origin == nil || envelope.origin != origin else { return }
             let fields: [(Item.Field, String)] = [(.name, NodeID.name), (.serialNumber, NodeID.serialNumber), (.valueInDollars, NodeID.value)]
             update(fields.filter { changed.contains($0.0) }.map { field, node in

@@ -20,13 +20,22 @@ public protocol ItemsScreenDelegate: AnyObject {
 public final class ItemsScreen: ScreenController {
     /// Node ids.
     public enum NodeID {
+        /// The table of items.
         public static let table = "items-table"
+        /// The table's one section, whose footer counts the items and their value.
         public static let section = "items"
+        /// What the section shows when there are no items.
         public static let empty = "items-empty"
+        /// The Add bar button.
         public static let add = "add"
+        /// The Edit (or Done) bar button.
         public static let edit = "edit"
-        public static func row(_ key: UUID) -> String { "item-\(key.uuidString)" }
+        /// The row of the item with `key`.
+        public static func row(_ key: UUID) -> String { rows.id(for: key) }
     }
+
+    /// The item rows: their ids carry the item's key, and the screen handles them all at once.
+    public nonisolated static let rows = KeyedRows<UUID>(prefix: "item-")
 
     /// The row action that opens an item in a window of its own.
     public static let openInNewWindow: ActionName = "openInNewWindow"
@@ -44,6 +53,19 @@ public final class ItemsScreen: ScreenController {
         self.store = store
         super.init(route: Route("items"), title: "LootLogger")
         setBarButtons(barButtons(editing: false))
+        handleRows(
+            Self.rows,
+            shown: { [weak self] key in self?.items[key] != nil },
+            onSelect: { [weak self] key in
+                guard let self else { return }
+                await delegate?.itemsScreen(self, didSelect: key)
+            },
+            onDelete: { [weak self] key in try await self?.store.remove(key, origin: self?.origin) },
+            onMove: { [weak self] key, index in try await self?.store.move(key, to: index, origin: self?.origin) },
+            actions: [Self.openInNewWindow: { [weak self] key in
+                guard let self else { return }
+                delegate?.itemsScreen(self, openInNewWindow: key)
+            }])
     }
 
     public override func load() async {
@@ -124,20 +146,8 @@ public final class ItemsScreen: ScreenController {
     }
 
     private func row(for item: Item) -> ViewNode {
-        let key = item.key
-        return .row(
-            id: NodeID.row(key), title: item.name, subtitle: item.serialNumber, detail: Self.dollars(item.valueInDollars),
-            disclosure: true,
-            onSelect: { [weak self] in
-                guard let self else { return }
-                await delegate?.itemsScreen(self, didSelect: key)
-            },
-            onDelete: { [weak self] in try await self?.store.remove(key, origin: self?.origin) },
-            onMove: { [weak self] index in try await self?.store.move(key, to: index, origin: self?.origin) },
-            actions: [.init(Self.openInNewWindow, label: "Open in New Window") { [weak self] in
-                guard let self else { return }
-                delegate?.itemsScreen(self, openInNewWindow: key)
-            }])
+        .row(id: NodeID.row(item.key), title: item.name, subtitle: item.serialNumber, detail: Self.dollars(item.valueInDollars),
+             disclosure: true, deletable: true, movable: true, actions: [.init(Self.openInNewWindow, label: "Open in New Window")])
     }
 
     // MARK: - Intents
