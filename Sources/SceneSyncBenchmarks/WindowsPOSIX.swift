@@ -72,7 +72,11 @@ enum WindowsPOSIX {
                 received += chunk[0..<count]
                 continue
             }
-            if count == 0 { throw .socket("the server closed the connection") }
+            // Bytes that came with the close are returned first; the next read reports the close.
+            if count == 0 {
+                guard received.isEmpty else { return received }
+                throw .socket("the server closed the connection")
+            }
             if errno == EINTR { continue }
             guard errno == EAGAIN || errno == EWOULDBLOCK else { throw .socket("recv: \(String(cString: strerror(errno)))") }
             return received
