@@ -5,7 +5,8 @@ import Testing
 
 /// The Swift side of the window protocol against `Tests/Fixtures/Protocol/messages.json`, which the
 /// renderer's `protocol.js` is held to as well (`Tests/Browser/test_protocol_contract.py`): a
-/// message type, field, node kind, op, transition, property or action name on one side only fails.
+/// message type, field, node kind, op, transition or action name on one side only fails. Node
+/// properties are checked in `WindowPropertiesContractTests`, where a real window is at hand.
 @Suite struct ProtocolContractTests {
     struct Contract: Decodable {
         struct Fields: Decodable {
@@ -117,47 +118,6 @@ import Testing
         #expect(Set(ActionName.standard.map(\.rawValue)) == Set(Self.contract.actions))
         typealias ID = SceneWindow.NodeID
         #expect(Set([ID.window, ID.navigationBar, ID.screen, ID.tabBar, ID.overlay]) == Set(Self.contract.windowNodes))
-    }
-
-    /// Every property any builder, the window or a patch helper writes, against the list.
-    @MainActor @Test func theProperties() throws {
-        var props: Set<String> = []
-        var items: Set<String> = []
-        func collect(_ node: ViewNode) {
-            props.formUnion(node.props.keys)
-            for key in ["actions", "buttons"] {
-                if case let .array(entries)? = node.props[key] {
-                    for case let .object(entry) in entries { items.formUnion(entry.keys) }
-                }
-            }
-            node.children.forEach(collect)
-        }
-        let nodes: [ViewNode] = [
-            .barButton(id: "b", label: "B", side: .leading, role: .primary),
-            .table(id: "t", label: "T", editing: true, sections: [
-                .section(id: "s", header: "H", footer: "F", children: [
-                    .row(id: "r", title: "T", subtitle: "S", detail: "D", image: "/i.png", disclosure: true,
-                         onDelete: {}, onMove: { _ in }, actions: [.init("open", label: "Open") {}]),
-                ]),
-            ]),
-            .form(id: "f", sections: []),
-            .textField(id: "x", label: "L", value: "V", draft: "D", placeholder: "P", inputMode: .numeric, error: "E"),
-            .label(id: "l", label: "L", value: "V"),
-            .button(id: "u", label: "U", role: .destructive, disabled: true),
-            .image(id: "i", source: "/i.png", alternative: "A"),
-            .text(id: "p", "P", style: .caption),
-            .emptyState(id: "e", title: "T", message: "M"),
-            .stack(id: "k", children: []),
-            Alert(id: "a", title: "T", message: "M", actions: [.init("OK", role: .cancel)]).makeNode(),
-        ]
-        nodes.forEach(collect)
-        for case let .set(_, changed) in [Patch.acceptCommit(of: "x", storedValue: "v", typed: "t"), .setError(of: "x", "e")] {
-            props.formUnion(changed.keys)
-        }
-        // What the window itself writes: its title, the navigation bar's back title, tabs, screens, notices.
-        props.formUnion(["title", "back", "badge", "selected", "route", "message"])
-        #expect(props == Set(Self.contract.props))
-        #expect(items == Set(Self.contract.itemFields))
     }
 }
 

@@ -1,0 +1,86 @@
+import Foundation
+import SceneSync
+@testable import SceneSyncUI
+import SceneSyncSQLite
+import SceneSyncTesting
+import Testing
+
+/// Every node property and every field of row actions and alert buttons that SceneSync writes —
+/// from the component builders, the patch helpers, and a real window with tabs, a badge, a back
+/// button, an alert and a notice — against `Tests/Fixtures/Protocol/messages.json`, which the
+/// renderer's `protocol.js` is held to as well.
+@MainActor
+@Suite struct WindowPropertiesContractTests {
+    struct Contract: Decodable {
+        let props: [String]
+        let itemFields: [String]
+    }
+
+    static let contract: Contract = {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/Protocol/messages.json")
+        return try! JSONDecoder().decode(Contract.self, from: Data(contentsOf: url))
+    }()
+
+    final class Names {
+        var props: Set<String> = []
+        var items: Set<String> = []
+
+        func collect(_ node: ViewNode) {
+            props.formUnion(node.props.keys)
+            for key in ["actions", "buttons"] {
+                if case let .array(entries)? = node.props[key] {
+                    for case let .object(entry) in entries { items.formUnion(entry.keys) }
+                }
+            }
+            node.children.forEach(collect)
+        }
+    }
+
+    @Test func everyPropertyWrittenIsOnTheListAndEveryListedOneIsWritten() async throws {
+        let names = Names()
+        let built: [ViewNode] = [
+            .barButton(id: "b", label: "B", side: .leading, role: .primary),
+            .table(id: "t", label: "T", editing: true, sections: [
+                .section(id: "s", header: "H", footer: "F", children: [
+                    .row(id: "r", title: "T", subtitle: "S", detail: "D", image: "/i.png", disclosure: true,
+                         deletable: true, movable: true, actions: [.init("open", label: "Open")]),
+                ]),
+            ]),
+            .form(id: "f", sections: []),
+            .textField(id: "x", label: "L", value: "V", draft: "D", placeholder: "P", inputMode: .numeric, error: "E"),
+            .label(id: "l", label: "L", value: "V"),
+            .button(id: "u", label: "U", role: .destructive, disabled: true),
+            .image(id: "i", source: "/i.png", alternative: "A"),
+            .text(id: "p", "P", style: .caption),
+            .emptyState(id: "e", title: "T", message: "M"),
+            .stack(id: "k", children: []),
+        ]
+        built.forEach(names.collect)
+        for case let .set(_, changed) in [Patch.acceptCommit(of: "x", storedValue: "v", typed: "t"), .setError(of: "x", "e")] {
+            names.props.formUnion(changed.keys)
+        }
+
+        // A real window: two tabs, a badge, a pushed screen with a back button, an alert, a notice.
+        let delegate = DinerAppDelegate()
+        let host = try await SceneHost.launch(delegate: delegate, storage: try SQLiteStorage.inMemory())
+        let order = try #require(delegate.order)
+        let window = try await host.openWindow()
+        try await host.perform(.select, on: MenuScreen.row("Drinks"), in: window)
+        try await order.append("Soup")
+        try await host.waitUntil("the badge") { window.text(SceneWindow.NodeID.tab(DinerCoordinator.TabID.order), "badge") == "1" }
+        names.collect(try #require(window.view?.root))
+        try await order.perform(origin: nil) { _ in [.cleared] }
+        try await host.waitUntil("the notice") { window.view?.nodes(of: .notice).isEmpty == false }
+        try await host.perform(.select, on: SceneWindow.NodeID.tab(DinerCoordinator.TabID.order), in: window)
+        try await host.tap(OrderScreen.NodeID.clear, in: window)
+        try await host.perform(.select, on: SceneWindow.NodeID.tab(DinerCoordinator.TabID.menu), in: window)
+        let root = try #require(window.view?.root)
+        for kind in [ViewNode.Kind.tab, .alert, .notice] { #expect(!ViewTree(root).nodes(of: kind).isEmpty, "\(kind)") }
+        #expect(window.text(SceneWindow.NodeID.navigationBar, "back") == "Menu")
+        names.collect(root)
+
+        #expect(names.props == Set(Self.contract.props))
+        #expect(names.items == Set(Self.contract.itemFields))
+    }
+}
