@@ -20,7 +20,7 @@ public enum StorageConformance {
     public enum Check: String, CaseIterable, Sendable, CustomTestStringConvertible {
         /// A new storage holds nothing.
         case startsEmpty
-        /// A batch's events and records are there after it commits, and after a reopen.
+        /// A batch's events and records are there once it commits; a later batch deletes a record.
         case commitsEventsAndRecords
         /// Events come back in order from any point, at most `limit` of them.
         case replaysTheLogInOrder
