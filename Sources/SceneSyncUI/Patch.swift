@@ -65,16 +65,34 @@ public enum Patch: Codable, Equatable, Sendable {
 }
 
 extension Patch {
+    /// Sets properties of the node `id`, named in types; a `.null` value removes the property.
+    ///
+    /// ```swift
+    /// .set(ItemsScreen.NodeID.section, [.footer: .string("3 items — $42 total")])
+    /// ```
+    public static func set(_ id: String, _ props: [ViewNode.Property: ViewValue]) -> Patch {
+        .set(id: id, props: Dictionary(uniqueKeysWithValues: props.map { ($0.key.rawValue, $0.value) }))
+    }
+
+    /// Sets one property of the node `id`; `.null` removes it.
+    ///
+    /// ```swift
+    /// .set(ItemsScreen.NodeID.table, .editing, to: .bool(true))
+    /// ```
+    public static func set(_ id: String, _ property: ViewNode.Property, to value: ViewValue) -> Patch {
+        .set(id: id, props: [property.rawValue: value])
+    }
+
     /// The answer to a text field's commit that the model accepted: the stored value (trimmed,
     /// say) replaces what was typed even while the field has focus, and the field's error and
     /// draft are cleared. `typed` is the text the user committed, so the renderer knows the
     /// value is its own answer and not a change from another window.
     public static func acceptCommit(of field: String, storedValue: String, typed: String) -> Patch {
-        .set(id: field, props: ["value": .string(storedValue), "accepted": .string(typed), "error": .null, "draft": .null])
+        .set(field, [.value: .string(storedValue), .accepted: .string(typed), .error: .null, .draft: .null])
     }
 
     /// Shows `message` next to a field as its error, or removes the error with `nil`.
     public static func setError(of field: String, _ message: String?) -> Patch {
-        .set(id: field, props: ["error": message.map(ViewValue.string) ?? .null])
+        .set(field, [.error: message.map(ViewValue.string) ?? .null])
     }
 }

@@ -102,7 +102,7 @@ public final class SceneWindow: SceneUserInterface {
         send([
             .replace(id: NodeID.navigationBar, node: makeNavigationBar(), transition: nil),
             .replace(id: NodeID.screen, node: visibleScreen?.makeNode() ?? emptyScreen, transition: nil),
-        ] + tabs.map { .set(id: NodeID.tab($0.id), props: ["selected": .bool($0.id == id)]) })
+        ] + tabs.map { .set(NodeID.tab($0.id), [.selected: .bool($0.id == id)]) })
     }
 
     /// Sets a tab's badge, or removes it with `nil`. A window with one tab shows no tab bar, so
@@ -111,7 +111,7 @@ public final class SceneWindow: SceneUserInterface {
         guard let index = tabs.firstIndex(where: { $0.id == id }), tabs[index].badge != badge else { return }
         tabs[index].badge = badge
         guard tabs.count > 1 else { return }
-        send([.set(id: NodeID.tab(id), props: ["badge": badge.map(ViewValue.string) ?? .null])])
+        send([.set(NodeID.tab(id), [.badge: badge.map(ViewValue.string) ?? .null])])
     }
 
     /// The selected tab's navigation stack.

@@ -75,7 +75,7 @@ open class ScreenController {
     public func setTitle(_ title: String) {
         self.title = title
         guard isVisible else { return }
-        window?.send([.set(id: SceneWindow.NodeID.navigationBar, props: ["title": .string(title)])])
+        window?.send([.set(SceneWindow.NodeID.navigationBar, [.title: .string(title)])])
     }
 
     /// Changes the navigation bar's buttons.

@@ -63,3 +63,72 @@ extension ViewNode {
         }
     }
 }
+
+extension ViewNode {
+    /// A property of a node, by the name the renderer knows it by: for ``Patch/set(_:_:)``, so that
+    /// a screen that changes a drawn node names what it changes in types, not strings.
+    public enum Property: String, CaseIterable, Sendable {
+        /// The window's, a screen's, a row's, an alert's or an empty state's title.
+        case title
+        /// The previous screen's title, on the navigation bar's back button.
+        case back
+        /// A button's, a tab's, a field's or a table's label.
+        case label
+        /// A bar button's ``ViewNode/Side``.
+        case side
+        /// A button's ``ViewNode/Role``.
+        case role
+        /// A tab's badge.
+        case badge
+        /// Whether a tab is the selected one.
+        case selected
+        /// The route of a screen.
+        case route
+        /// Whether a table is in edit mode.
+        case editing
+        /// A section's header.
+        case header
+        /// A section's footer.
+        case footer
+        /// A row's second line.
+        case subtitle
+        /// A row's detail text.
+        case detail
+        /// A row's image.
+        case image
+        /// A row's accessory, such as a disclosure indicator.
+        case accessory
+        /// Whether a row can be deleted in edit mode.
+        case deletable
+        /// Whether a row can be moved in edit mode.
+        case movable
+        /// A row's menu of actions.
+        case actions
+        /// A field's or a label's value.
+        case value
+        /// A field's unsaved text.
+        case draft
+        /// A field's placeholder.
+        case placeholder
+        /// A field's ``ViewNode/InputMode``.
+        case inputMode
+        /// A field's error.
+        case error
+        /// Whether a button is disabled.
+        case disabled
+        /// An image's source.
+        case src
+        /// An image's text alternative.
+        case alt
+        /// A paragraph's text.
+        case text
+        /// A paragraph's ``ViewNode/TextStyle``.
+        case style
+        /// An alert's, notice's or empty state's message.
+        case message
+        /// An alert's buttons.
+        case buttons
+        /// The text a field's own commit was answered for (see ``Patch/acceptCommit(of:storedValue:typed:)``).
+        case accepted
+    }
+}

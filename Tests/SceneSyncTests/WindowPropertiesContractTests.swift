@@ -81,6 +81,7 @@ import Testing
         names.collect(root)
 
         #expect(names.props == Set(Self.contract.props))
+        #expect(Set(ViewNode.Property.allCases.map(\.rawValue)) == Set(Self.contract.props))
         #expect(names.items == Set(Self.contract.itemFields))
     }
 }

@@ -102,7 +102,7 @@ public final class ItemDetailScreen: ScreenController {
             guard envelope.origin == nil || envelope.origin != origin else { return }
             let fields: [(Item.Field, String)] = [(.name, NodeID.name), (.serialNumber, NodeID.serialNumber), (.valueInDollars, NodeID.value)]
             update(fields.filter { changed.contains($0.0) }.map { field, node in
-                .set(id: node, props: ["value": .string(Self.text(of: node, in: updated))])
+                .set(node, [.value: .string(Self.text(of: node, in: updated))])
             })
         case let .itemRemoved(removed, _) where removed == key:
             let name = item?.name ?? "The item"

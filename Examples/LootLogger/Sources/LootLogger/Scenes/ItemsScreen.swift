@@ -114,14 +114,14 @@ public final class ItemsScreen: ScreenController {
             guard let old = items[item.key] else { return }
             items[item.key] = item
             total += item.valueInDollars - old.valueInDollars
-            var props: [String: ViewValue] = [:]
-            if changed.contains(.name) { props["title"] = .string(item.name) }
-            if changed.contains(.serialNumber) { props["subtitle"] = item.serialNumber.map(ViewValue.string) ?? .null }
-            if changed.contains(.valueInDollars) { props["detail"] = .string(Self.dollars(item.valueInDollars)) }
-            patches.append(.set(id: NodeID.row(item.key), props: props))
+            var props: [ViewNode.Property: ViewValue] = [:]
+            if changed.contains(.name) { props[.title] = .string(item.name) }
+            if changed.contains(.serialNumber) { props[.subtitle] = item.serialNumber.map(ViewValue.string) ?? .null }
+            if changed.contains(.valueInDollars) { props[.detail] = .string(Self.dollars(item.valueInDollars)) }
+            patches.append(.set(NodeID.row(item.key), props))
             guard changed.contains(.valueInDollars) else { return update(patches) }
         }
-        patches.append(.set(id: NodeID.section, props: ["footer": .string(footer)]))
+        patches.append(.set(NodeID.section, .footer, to: .string(footer)))
         update(patches)
     }
 
@@ -159,7 +159,7 @@ public final class ItemsScreen: ScreenController {
     private func toggleEditing() {
         isEditing.toggle()
         setBarButtons(barButtons(editing: isEditing))
-        update([.set(id: NodeID.table, props: ["editing": .bool(isEditing)])])
+        update([.set(NodeID.table, .editing, to: .bool(isEditing))])
     }
 
     static func dollars(_ value: Int) -> String { "$\(value)" }
