@@ -72,7 +72,7 @@ public final class SceneSyncServer: Service, Sendable {
         self.makeStorage = storage
     }
 
-    /// The port the server listens on, once it does.
+    /// The port the server listens on, while it does.
     public var port: Int? { state.withLock { $0.port } }
 
     /// Waits until the server listens, and returns its port.
@@ -183,7 +183,9 @@ public final class SceneSyncServer: Service, Sendable {
 
     private func didStop() {
         let waiters = state.withLock { state in
-            if state.port == nil { state.failure = .notRunning }
+            // A stopped server listens nowhere: `port` is nil and waiting for it throws.
+            state.port = nil
+            state.failure = .notRunning
             defer { state.waiters = [] }
             return state.waiters
         }

@@ -41,6 +41,14 @@ import Testing
         #expect(log.entries.contains { "\($0.message)".hasPrefix(Self.dropNotice) })
     }
 
+    @Test func aStoppedServerSaysItIsNotRunning() async throws {
+        let server = try await TestServer.start()
+        #expect(server.server.port == server.port)
+        try await server.stop()
+        #expect(server.server.port == nil)
+        await #expect(throws: SceneSyncServerError.notRunning) { _ = try await server.server.waitUntilRunning() }
+    }
+
     @Test func aWindowClosedAsTheServerStopsIsDiscardedAtTheNextLaunch() async throws {
         let first = try await TestServer.start(closingGracePeriod: .seconds(60))
         let window = try await first.openWindow()
