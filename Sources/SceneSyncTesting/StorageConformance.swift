@@ -26,6 +26,8 @@ public enum StorageConformance {
         case replaysTheLogInOrder
         /// A batch that does not follow the log without a gap is refused whole.
         case refusesABatchWithAGap
+        /// Of two batches racing for the same sequence numbers, one commits and the other is refused.
+        case oneOfTwoRacingBatchesCommits
         /// Trimming drops the oldest events and keeps the sequence going.
         case trimsTheLogAndKeepsTheSequence
         /// A subscriber that fell behind a trimmed log is told it is too old.
@@ -49,6 +51,7 @@ public enum StorageConformance {
         case .commitsEventsAndRecords: try await commitsEventsAndRecords(try await make())
         case .replaysTheLogInOrder: try await replaysTheLogInOrder(try await make())
         case .refusesABatchWithAGap: try await refusesABatchWithAGap(try await make())
+        case .oneOfTwoRacingBatchesCommits: try await oneOfTwoRacingBatchesCommits(try await make())
         case .trimsTheLogAndKeepsTheSequence: try await trimsTheLogAndKeepsTheSequence(try await make())
         case .aSubscriberBehindATrimmedLogIsTooOld: try await aSubscriberBehindATrimmedLogIsTooOld(try await make())
         case .keepsAppsApart: try await keepsAppsApart(try await make())
@@ -123,6 +126,20 @@ public enum StorageConformance {
         #expect(model.lastSequence == 3)
         #expect(model.records.collections["c"]?.keys.sorted() == ["a"])
         #expect(try await storage.events(app: app, after: 0, limit: 10).map(\.sequence) == [1, 2, 3])
+    }
+
+    static func oneOfTwoRacingBatchesCommits(_ storage: any SceneSyncStorage) async throws {
+        try await storage.commit(batch(1...2))
+        for round in 0..<20 {
+            let next = UInt64(3 + round * 2)
+            async let left: Bool = (try? await storage.commit(batch(next...(next + 1), record: "left"))) != nil
+            async let right: Bool = (try? await storage.commit(batch(next...(next + 1), record: "right"))) != nil
+            let outcomes = await [left, right]
+            #expect(outcomes.filter { $0 }.count == 1, "round \(round): \(outcomes)")
+            #expect(try await storage.loadModel(app: app).lastSequence == next + 1)
+        }
+        let events = try await storage.events(app: app, after: 0, limit: 100)
+        #expect(events.map(\.sequence) == Array(1...42))
     }
 
     static func trimsTheLogAndKeepsTheSequence(_ storage: any SceneSyncStorage) async throws {
