@@ -51,34 +51,9 @@ extension SceneWindow {
         guard saved.seq == resume.seq else { return nil }
         let root = makeRoot()
         let patches = ViewNode.patches(from: saved.root, to: root)
-        return Self.patchesKeepIDsUnique(patches, from: saved.root) ? patches : nil
-    }
-
-    /// Whether no patch inserts a node whose id the old tree still has elsewhere, which the renderer
-    /// would take as being out of step (a node that changed parents).
-    static func patchesKeepIDsUnique(_ patches: [Patch], from old: ViewNode) -> Bool {
-        var oldIDs = Set<String>()
-        func collect(_ node: ViewNode, into ids: inout Set<String>) {
-            ids.insert(node.id)
-            for child in node.children { collect(child, into: &ids) }
-        }
-        collect(old, into: &oldIDs)
-        let tree = ViewTree(old)
-        for patch in patches {
-            var added = Set<String>()
-            switch patch {
-            case let .insert(_, _, node):
-                collect(node, into: &added)
-            case let .replace(id, node, _):
-                collect(node, into: &added)
-                var replaced = Set<String>()
-                if let existing = tree.node(id) { collect(existing, into: &replaced) }
-                added.subtract(replaced)
-            default:
-                continue
-            }
-            guard added.isDisjoint(with: oldIDs) else { return false }
-        }
-        return true
+        // Patches the renderer would refuse (a node that changed parents keeps its id, so an
+        // insert meets the id still in place) mean a redraw: the view tree refuses exactly those.
+        var tree = ViewTree(saved.root)
+        return (try? tree.apply(patches)) != nil ? patches : nil
     }
 }

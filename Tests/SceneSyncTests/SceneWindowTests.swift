@@ -119,6 +119,37 @@ struct SceneWindowTests {
         #expect(window.title == "Drinks")
     }
 
+    /// A saved tree from which the current one is reached only by inserting a node before the
+    /// node with its id is removed (it changed parents) is redrawn; one where the removal comes
+    /// first is patched: exactly what the renderer accepts.
+    @Test func aResumePointIsPatchedOnlyWhereTheRendererWouldAcceptThePatches() async throws {
+        let (host, _) = try await launch(try SQLiteStorage.inMemory())
+        let window = try await host.openWindow()
+        let scene = try #require(window.scene)
+        let sceneWindow = try #require(scene.window)
+        let current = sceneWindow.makeRoot()
+        func saved(movingTabBarInto parent: String) throws -> Data {
+            var root = current
+            let tabBar = try #require(root.children.first { $0.id == SceneWindow.NodeID.tabBar })
+            root.children.removeAll { $0.id == SceneWindow.NodeID.tabBar }
+            let index = try #require(root.children.firstIndex { $0.id == parent })
+            root.children[index].children.append(tabBar)
+            return try JSONEncoder().encode(SceneWindow.ResumePoint(root: root, seq: sceneWindow.sequences, route: sceneWindow.routeKey))
+        }
+        let resume = (seq: sceneWindow.sequences, route: sceneWindow.routeKey)
+
+        // Under the overlay, after the tab bar's place: the insert meets the id still there.
+        try await scene.drafts.setData(saved(movingTabBarInto: SceneWindow.NodeID.overlay), for: SceneWindow.resumePointKey, limit: 1 << 20)
+        #expect(sceneWindow.resumePatches(for: resume) == nil)
+
+        // Under the navigation bar, before it: removed first, then inserted.
+        try await scene.drafts.setData(saved(movingTabBarInto: SceneWindow.NodeID.navigationBar), for: SceneWindow.resumePointKey, limit: 1 << 20)
+        let patches = try #require(sceneWindow.resumePatches(for: resume))
+        var tree = ViewTree(try JSONDecoder().decode(SceneWindow.ResumePoint.self, from: saved(movingTabBarInto: SceneWindow.NodeID.navigationBar)).root)
+        try tree.apply(patches)
+        #expect(tree.root == current)
+    }
+
     @Test func aResumedWindowKeepsItsTabsWithoutARedraw() async throws {
         let (host, order) = try await launch(try SQLiteStorage.inMemory())
         let window = try await host.openWindow()
