@@ -171,8 +171,7 @@ open class ScreenController {
     /// - Throws: ``ScreenError`` if the node has no handler for the action, or the action's value
     ///   is not what the handler takes; otherwise what the handler throws.
     func perform(_ action: UserAction) async throws {
-        let actions = actionTable[action.node] ?? rowHandlers.lazy.compactMap { $0(action.node) }.first
-        guard let handler = actions?[action.name] else {
+        guard let handler = actions(for: action.node)?[action.name] else {
             throw ScreenError.unknownAction(node: action.node, name: action.name.rawValue)
         }
         do {
@@ -223,7 +222,12 @@ open class ScreenController {
 
     /// Whether the node `id` answers `name`.
     func answers(_ name: ActionName, on id: String) -> Bool {
-        (actionTable[id] ?? rowHandlers.lazy.compactMap { $0(id) }.first)?[name] != nil
+        actions(for: id)?[name] != nil
+    }
+
+    /// The handlers of the node `id`: its own, or those of the keyed rows it is one of.
+    private func actions(for id: String) -> NodeActions? {
+        actionTable[id] ?? rowHandlers.lazy.compactMap { $0(id) }.first
     }
 
     func draftKey(_ field: String) -> String { "\(route)#\(field)" }
