@@ -83,7 +83,7 @@ extension WindowConnection {
         session = id
         logger[metadataKey: "scene.id"] = "\(id)"
         // A duplicated tab gets a session of its own; the window stores the one it is told.
-        send(.welcome(session: id.rawValue, app: runtime.app.name, title: scene.title ?? runtime.app.title))
+        send(.welcome(session: id.rawValue, app: runtime.app.name, title: scene.title ?? runtime.app.title, time: Date()))
         guard let window = scene.window else {
             send(.error(ref: nil, code: ErrorCode.noWindow, message: "This scene has no window to show."))
             return

@@ -176,7 +176,7 @@ public final class WindowClient {
         }
         messages.append(message)
         switch message {
-        case let .welcome(session, _, _):
+        case let .welcome(session, _, _, _):
             self.session = session
         case let .render(root, seq, route):
             view = ViewTree(root)

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// Builders for the renderer's components, so screens read like the views they describe. Each
 /// builder that draws something a user can act on takes the handler for it: `onTap:`,
 /// `onSelect:`, `onDelete:`, `onMove:`, `onCommit:`.
@@ -29,11 +31,15 @@ extension ViewNode {
     /// reordered if it has `onMove` (given the row's new index; or is `movable`), and offers
     /// `actions` in its menu.
     ///
+    /// A row with a `countdown` shows the time left until that date in place of `detail`, and the
+    /// renderer ticks it down by itself: no message per second. Change the row when the time is
+    /// up, say to `detail: "Ready"` with no countdown.
+    ///
     /// Rows of a long list are cheaper without handlers of their own: give them ids from
     /// ``KeyedRows`` and `deletable`, `movable` and handler-less `actions`, and handle them all at
     /// once with ``ScreenController/handleRows(_:shown:onSelect:onDelete:onMove:actions:)``.
     public static func row(
-        id: String, title: String, subtitle: String? = nil, detail: String? = nil, image: String? = nil,
+        id: String, title: String, subtitle: String? = nil, detail: String? = nil, image: String? = nil, countdown: Date? = nil,
         disclosure: Bool = false, deletable: Bool = false, movable: Bool = false, onSelect: Action? = nil, onDelete: Action? = nil,
         onMove: (@MainActor @Sendable (Int) async throws -> Void)? = nil, actions rowActions: [RowAction] = []
     ) -> ViewNode {
@@ -44,7 +50,7 @@ extension ViewNode {
         for action in rowActions { actions.on(action.name, action.handler) }
         return ViewNode(id: id, kind: .row, props: props([
             "title": .string(title), "subtitle": subtitle.map(ViewValue.string), "detail": detail.map(ViewValue.string),
-            "image": image.map(ViewValue.string), "accessory": disclosure ? "disclosure" : nil,
+            "image": image.map(ViewValue.string), "countdown": countdown.map(ViewValue.time), "accessory": disclosure ? "disclosure" : nil,
             "deletable": deletable || onDelete != nil ? true : nil, "movable": movable || onMove != nil ? true : nil,
             "actions": rowActions.isEmpty ? nil : .array(rowActions.map { ["name": .string($0.name.rawValue), "label": .string($0.label)] }),
         ]), actions: actions)

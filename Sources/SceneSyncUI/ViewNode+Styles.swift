@@ -96,6 +96,9 @@ extension ViewNode {
         case detail
         /// A row's image.
         case image
+        /// When a row's countdown ends, in milliseconds since 1970 on the server's clock; the
+        /// renderer ticks it down in the detail slot by itself.
+        case countdown
         /// A row's accessory, such as a disclosure indicator.
         case accessory
         /// Whether a row can be deleted in edit mode.

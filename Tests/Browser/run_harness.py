@@ -25,7 +25,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HARNESS = "/Tests/Browser/harness/harness.html"
-SCENES = ["list", "edit", "menu", "focus", "toast", "detail", "changed", "invalid", "alert", "notice", "empty", "reconnecting"]
+SCENES = ["list", "edit", "menu", "focus", "toast", "detail", "changed", "invalid", "alert", "notice", "empty", "countdown", "reconnecting"]
 
 
 class Quiet(http.server.SimpleHTTPRequestHandler):

@@ -4,8 +4,10 @@ Tests/Fixtures/Protocol/messages.json (the Swift side is checked against the sam
 A name in protocol.js and not in the contract fails, and so does one in the contract and not in
 protocol.js. The renderer's other modules are read too: every message it sends must be a window →
 server message and every one the protocol has must be sent; every message it handles must be a
-server → window message and every one must be handled. And the messages it really sends (in the
-harness) must have the fields the contract gives them.
+server → window message and every one must be handled; every prop must be read by some component
+(a name in protocol.js alone draws nothing). And the messages it really sends (in the harness) must
+have the fields the contract gives them, as must those the harness's fake server sends it, so the
+harness tests the renderer against what a real server says.
 """
 import json
 import os
@@ -106,6 +108,25 @@ def test_props(tables):
     same("ITEM", values(tables["ITEM"]), spec["itemFields"])
 
 
+def renderer_sources():
+    """The renderer's modules but protocol.js, by path relative to js/."""
+    for folder, _, files in os.walk(JS):
+        for name in files:
+            path = os.path.join(folder, name)
+            if name.endswith(".js") and path != os.path.join(JS, "protocol.js"):
+                with open(path, encoding="utf-8") as f:
+                    yield os.path.relpath(path, JS), f.read()
+
+
+def test_every_prop_is_read_by_the_renderer(tables):
+    read = set()
+    for _, source in renderer_sources():
+        read |= set(re.findall(r"\bP\.(\w+)", source))
+    names = tables["P"]
+    same("props the renderer reads", {names[key] for key in read if key in names}, contract()["props"],
+         side="what the renderer reads")
+
+
 def test_actions_and_window_nodes(tables):
     spec = contract()
     same("ACTION", values(tables["ACTION"]), spec["actions"])
@@ -145,3 +166,23 @@ def test_messages_the_renderer_sends_have_the_contract_fields(browser_pages):
         allowed = required | set(spec["messages"][kind]["optional"])
         assert required <= fields <= allowed, message
         assert message["v"] == spec["version"], message
+
+
+def test_the_fake_server_sends_what_the_contract_says(browser_pages):
+    driver, base = browser_pages
+    driver.get(base + "/Tests/Browser/harness/harness.html?motion=0")
+    ready(driver)
+    spec = contract()
+    delivered = driver.execute_script("return harness.server.delivered")
+    assert {"welcome", "render"} <= {message["type"] for message in delivered}, delivered
+    for message in delivered:
+        kind = message["type"]
+        assert kind in direction("server"), message
+        fields = set(message) - set(spec["envelope"])
+        required = set(spec["messages"][kind]["required"])
+        allowed = required | set(spec["messages"][kind]["optional"])
+        assert required <= fields <= allowed, message
+    welcome = next(message for message in delivered if message["type"] == "welcome")
+    # Whole milliseconds since 1970 on the server's clock (here the browser's: no skew asked for).
+    now = driver.execute_script("return Date.now()")
+    assert isinstance(welcome["time"], int) and abs(welcome["time"] - now) < 60_000, welcome

@@ -29,7 +29,7 @@ import Testing
     @Test func matchesJSONEncoderOnEveryMessageType() throws {
         let node = ViewNode(id: "row-1", kind: .row, props: ["title": "Spork", "detail": "$7", "deletable": true])
         let messages: [ServerMessage] = [
-            .welcome(session: "S", app: "lootlogger", title: "Loot"),
+            .welcome(session: "S", app: "lootlogger", title: "Loot", time: Date(timeIntervalSince1970: 1_795_000_000.123)),
             .render(root: ViewNode(id: "window", kind: .window, children: [node]), seq: ["lootlogger": 3], route: "/items"),
             .patch(ops: [.insert(parent: "items", index: 0, node: node), .remove(id: "a"), .move(id: "b", index: 2),
                          .replace(id: "c", node: node, transition: .push), .replace(id: "c", node: node, transition: nil),
@@ -185,7 +185,7 @@ private struct SeededRandom: RandomNumberGenerator {
 
     mutating func message() -> ServerMessage {
         switch Int.random(in: 0..<10, using: &self) {
-        case 0: .welcome(session: text(), app: text(), title: text())
+        case 0: .welcome(session: text(), app: text(), title: text(), time: Date(timeIntervalSince1970: Double(Int.random(in: 0...4_000_000_000_000, using: &self)) / 1000))
         case 1: .render(root: node(), seq: sequences(), route: text())
         case 2, 3, 4: .patch(ops: (0..<Int.random(in: 0...4, using: &self)).map { _ in patch() }, seq: sequences())
         case 5: .resumed(seq: sequences())

@@ -62,7 +62,7 @@ import Testing
 
     /// Every server message, with its optional fields and without.
     static let serverMessages: [ServerMessage] = [
-        .welcome(session: "s", app: "a", title: "t"),
+        .welcome(session: "s", app: "a", title: "t", time: Date(timeIntervalSince1970: 1_795_000_000)),
         .render(root: ViewNode(id: "window", kind: .window), seq: ["a": 1], route: "main:items"),
         .patch(ops: [], seq: ["a": 1]),
         .resumed(seq: ["a": 1]),

@@ -14,7 +14,7 @@ import Testing
         try await window.close()
 
         let again = try await window.reconnect()
-        guard case let .welcome(welcomed, _, _) = try await again.next(.welcome) else { Issue.record("no welcome"); return }
+        guard case let .welcome(welcomed, _, _, _) = try await again.next(.welcome) else { Issue.record("no welcome"); return }
         #expect(welcomed == session)
         try await again.next(.resumed)
         #expect(again.view == nil)

@@ -71,7 +71,7 @@ import Testing
         let server = try await TestServer.start(lootLogger: true)
         let window = try await server.window(app: "lootlogger")
         window.hello()
-        guard case let .welcome(_, app, title) = try await window.next(.welcome) else { Issue.record("no welcome"); return }
+        guard case let .welcome(_, app, title, _) = try await window.next(.welcome) else { Issue.record("no welcome"); return }
         #expect(app == "lootlogger")
         #expect(title == "LootLogger")
         try await window.waitUntil("LootLogger's first render") { window.view != nil }

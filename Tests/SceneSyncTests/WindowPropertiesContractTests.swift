@@ -43,8 +43,8 @@ import Testing
             .barButton(id: "b", label: "B", side: .leading, role: .primary),
             .table(id: "t", label: "T", editing: true, sections: [
                 .section(id: "s", header: "H", footer: "F", children: [
-                    .row(id: "r", title: "T", subtitle: "S", detail: "D", image: "/i.png", disclosure: true,
-                         deletable: true, movable: true, actions: [.init("open", label: "Open")]),
+                    .row(id: "r", title: "T", subtitle: "S", detail: "D", image: "/i.png", countdown: Date(timeIntervalSince1970: 60),
+                         disclosure: true, deletable: true, movable: true, actions: [.init("open", label: "Open")]),
                 ]),
             ]),
             .form(id: "f", sections: []),

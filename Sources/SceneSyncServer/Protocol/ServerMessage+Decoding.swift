@@ -1,3 +1,4 @@
+import Foundation
 import SceneSyncUI
 
 /// Reading a server message back, as a window (or a test client standing in for one) does.
@@ -29,7 +30,8 @@ extension ServerMessage: Decodable {
         case .welcome:
             self = .welcome(session: try container.decode(String.self, forKey: .session),
                             app: try container.decode(String.self, forKey: .app),
-                            title: try container.decode(String.self, forKey: .title))
+                            title: try container.decode(String.self, forKey: .title),
+                            time: Date(timeIntervalSince1970: Double(try container.decode(Int.self, forKey: .time)) / 1000))
         case .render:
             self = .render(root: try container.decode(ViewNode.self, forKey: .root),
                            seq: try container.decode([String: UInt64].self, forKey: .seq),

@@ -21,9 +21,10 @@ struct MessageJSONWriter {
     /// Writes `message`, keys sorted, as one JSON object.
     mutating func write(_ message: ServerMessage) throws(InvalidNumber) {
         switch message {
-        case let .welcome(session, app, title):
+        case let .welcome(session, app, title, time):
             key("app", first: true); string(app)
             key("session"); string(session)
+            key("time"); try value(.time(time))
             key("title"); string(title)
             type(.welcome)
         case let .render(root, seq, route):

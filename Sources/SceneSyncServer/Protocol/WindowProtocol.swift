@@ -191,8 +191,9 @@ private struct StrictClientMessage: Decodable {
 
 /// A message to a window.
 public enum ServerMessage: Equatable, Sendable, Encodable {
-    /// The window is connected to `session` of `app`.
-    case welcome(session: String, app: String, title: String)
+    /// The window is connected to `session` of `app`; `time` is the server's clock as it sends
+    /// this, which the renderer reads deadlines (such as countdowns) against.
+    case welcome(session: String, app: String, title: String, time: Date)
     /// The whole window, drawn afresh; `seq` is what it includes per app.
     case render(root: ViewNode, seq: [String: UInt64], route: String)
     /// Changes to the window; `seq` is what it includes afterwards.
@@ -211,7 +212,7 @@ public enum ServerMessage: Equatable, Sendable, Encodable {
     case pong
 
     enum CodingKeys: String, CodingKey {
-        case type, v, session, app, title, root, seq, route, ops, ref, code, message, url, retryAfter
+        case type, v, session, app, title, time, root, seq, route, ops, ref, code, message, url, retryAfter
     }
 
     /// The message that carries a window's update.
@@ -227,11 +228,12 @@ public enum ServerMessage: Equatable, Sendable, Encodable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(WindowProtocol.version, forKey: .v)
         switch self {
-        case let .welcome(session, app, title):
+        case let .welcome(session, app, title, time):
             try container.encode(WindowProtocol.MessageType.welcome, forKey: .type)
             try container.encode(session, forKey: .session)
             try container.encode(app, forKey: .app)
             try container.encode(title, forKey: .title)
+            try container.encode(ViewValue.time(time), forKey: .time)
         case let .render(root, seq, route):
             try container.encode(WindowProtocol.MessageType.render, forKey: .type)
             try container.encode(root, forKey: .root)

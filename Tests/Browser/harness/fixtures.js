@@ -166,6 +166,16 @@ export class FakeServer {
     this.autoAnswer = true;
     this.refuse = false;
     this.session = "0123456789abcdef0123456789abcdef";
+    this.clockSkew = 0; // how far the server's clock is ahead of the browser's, in ms
+  }
+
+  /** The server's clock (ms since 1970): what `welcome.time` says and row countdowns are set on. */
+  now() {
+    return Date.now() + this.clockSkew;
+  }
+
+  welcome() {
+    this.send({ type: "welcome", session: this.session, app: "lootlogger", title: "LootLogger", time: this.now() });
   }
 
   attach(transport) {
@@ -215,7 +225,7 @@ export class FakeServer {
     if (!this.autoAnswer) return;
     switch (message.type) {
       case "hello":
-        this.send({ type: "welcome", session: this.session, app: "lootlogger", title: "LootLogger" });
+        this.welcome();
         if (message.route === this.route && message.seq?.lootlogger === this.seq) this.send({ type: "resumed", seq: { lootlogger: this.seq } });
         else this.render();
         break;

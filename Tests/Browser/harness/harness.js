@@ -6,6 +6,8 @@ import { FakeServer, FakeTransport, ID, MAIN_TAB, deleteAlert, items, noticeNode
 const params = new URLSearchParams(location.search);
 const server = new FakeServer();
 if (params.get("tabs") === "1") server.tabs = tabNodes(MAIN_TAB, "5");
+// clock=MS: the server's clock runs MS ms ahead of the browser's (welcome.time says so).
+if (params.has("clock")) server.clockSkew = Number(params.get("clock"));
 if (params.get("reset") !== "0") {
   // Each harness load is a fresh window unless asked otherwise (reload tests pass reset=0).
   for (const key of Object.keys(sessionStorage)) if (key.startsWith("scenesync.")) sessionStorage.removeItem(key);
@@ -86,6 +88,16 @@ const scenes = {
   async empty() {
     server.list = [];
     server.render();
+  },
+  async countdown() {
+    // LootLogger has no countdowns: the server sets some on its rows, as an app with deadlines would.
+    const now = server.now();
+    server.patch([
+      { op: "set", id: rowId(items[0]), props: { countdown: now + (4 * 60 + 7) * 1000 } },
+      { op: "set", id: rowId(items[1]), props: { countdown: now + (62 * 60 + 3) * 1000 } },
+      { op: "set", id: rowId(items[2]), props: { countdown: now - 5000 } },
+      { op: "set", id: rowId(items[3]), props: { countdown: null, detail: "Ready" } },
+    ]);
   },
   async reconnecting() {
     server.refuse = true;

@@ -103,6 +103,8 @@ export function start(options = {}) {
     createTransport: options.createTransport,
     onMessage,
     onState: showState,
+    // Deadlines (row countdowns) are on the server's clock: each connection's welcome says what it reads.
+    onServerTime: (time) => view.countdowns.setServerTime(time),
     canSend: (node) => view.has(node),
   });
   socket.start();

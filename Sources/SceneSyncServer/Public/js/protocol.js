@@ -28,7 +28,7 @@ export const F = freeze({
   // action / ack / error
   ref: "ref", node: "node", name: "name", value: "value", code: "code", message: "message",
   // welcome / render / patch / open / shutdown
-  app: "app", title: "title", root: "root", ops: "ops", url: "url", retryAfter: "retryAfter",
+  app: "app", title: "title", time: "time", root: "root", ops: "ops", url: "url", retryAfter: "retryAfter",
 });
 
 /** Fields of a view node. */
@@ -46,7 +46,7 @@ export const KIND = freeze({
 export const P = freeze({
   title: "title", back: "back", label: "label", side: "side", role: "role", badge: "badge",
   selected: "selected", route: "route", editing: "editing", header: "header", footer: "footer",
-  subtitle: "subtitle", detail: "detail", image: "image", accessory: "accessory",
+  subtitle: "subtitle", detail: "detail", countdown: "countdown", image: "image", accessory: "accessory",
   deletable: "deletable", movable: "movable", actions: "actions", value: "value", draft: "draft",
   placeholder: "placeholder", inputMode: "inputMode", error: "error", disabled: "disabled",
   src: "src", alt: "alt", text: "text", style: "style", message: "message", buttons: "buttons",
@@ -171,6 +171,13 @@ export const TEXT = freeze({
   openHere: "Open",
   tooLong: "This is too long to send.",
   movedTo: (position, count) => `Moved to position ${position} of ${count}`,
+  // A countdown's accessible text: "1 hour 5 seconds left", "0 seconds left".
+  timeLeft: (hours, minutes, seconds) => {
+    const part = (n, unit) => `${n} ${unit}${n === 1 ? "" : "s"}`;
+    const parts = [hours > 0 && part(hours, "hour"), minutes > 0 && part(minutes, "minute"),
+      (seconds > 0 || (hours === 0 && minutes === 0)) && part(seconds, "second")];
+    return `${parts.filter(Boolean).join(" ")} left`;
+  },
 });
 
 /** Node field accessors, so no module spells the node fields itself. */

@@ -38,7 +38,7 @@ export const childrenOf = nodeChildren;
 export class Tree {
   /**
    * @param {HTMLElement} container  where the window element goes
-   * @param {object} context  handed to components: {send, view}
+   * @param {object} context  handed to components: {send, view, countdowns}
    */
   constructor(container, context) {
     this.container = container;

@@ -1,6 +1,6 @@
 // The connection: one WebSocket per window to /ws/<app>. Says hello, keeps the session, sequence
 // numbers and access token in sessionStorage, reconnects with backoff, reports visibility, pings,
-// numbers actions. The transport is injectable (a WebSocket-like object), so a harness can drive it.
+// numbers actions, and passes on each welcome's server time (the clock deadlines are read on). The transport is injectable (a WebSocket-like object), so a harness can drive it.
 import { ACTION, CONN, F, MAX_MESSAGE_SIZE, MSG, TIMING, VERSION, WS_PATH } from "./protocol.js";
 import { DuplicateGuard, WindowMemory } from "./session.js";
 const OPEN = 1; // WebSocket.OPEN
@@ -12,6 +12,7 @@ export class Socket {
    * @param {(url: string) => WebSocket} [o.createTransport]
    * @param {(message: object) => void} o.onMessage  render, patch, resumed, ack, error, open
    * @param {(state: string, offline: boolean) => void} [o.onState]
+   * @param {(time: number) => void} [o.onServerTime]  each welcome's `time`: the server's clock as it sent it
    * @param {(node: string) => boolean} [o.canSend]  whether a queued action's node is still shown
    * @param {Window} [o.win]
    */
@@ -24,6 +25,7 @@ export class Socket {
     this.createTransport = o.createTransport ?? ((url) => new this.win.WebSocket(url));
     this.onMessage = o.onMessage;
     this.onState = o.onState ?? (() => {});
+    this.onServerTime = o.onServerTime ?? (() => {});
     this.canSend = o.canSend ?? (() => true);
     this.transport = null;
     this.generation = 0;
@@ -227,6 +229,7 @@ export class Socket {
           this.memory.session = message[F.session];
           this.guard.own(message[F.session]);
         }
+        this.onServerTime(message[F.time]);
         this.reportState();
         break;
       case MSG.shutdown:

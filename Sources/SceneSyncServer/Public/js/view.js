@@ -1,9 +1,11 @@
 // The view: the window on screen. Owns the node tree, draws renders, applies patches, shows errors
 // near nodes and transient notices, keeps alerts modal, remembers scroll and focus per route so
-// going back lands where the user was, and keeps the document title.
+// going back lands where the user was, keeps the document title, and owns the window's countdowns
+// (the server's clock and the one timer every row's countdown ticks by).
 import { ATTR, CLS, KIND, NODE_ID, P, TEXT, TIMING, TRANSITION } from "./protocol.js";
 import { Tree } from "./render.js";
 import { applyPatch } from "./patch.js";
+import { Countdowns } from "./countdown.js";
 import { animate, focusQuietly, focusables, h, icon } from "./dom.js";
 
 const MESSAGES_LABEL = "Messages";
@@ -22,7 +24,8 @@ export class View {
   constructor(container, send) {
     this.container = container;
     this.sendAction = send;
-    this.tree = new Tree(container, { send: (node, name, value) => this.send(node, name, value), view: this });
+    this.countdowns = new Countdowns();
+    this.tree = new Tree(container, { send: (node, name, value) => this.send(node, name, value), view: this, countdowns: this.countdowns });
     this.toasts = h("div", { class: "ss-toasts" });
     this.announcer = h("div", { class: CLS.visuallyHidden, role: "status", "aria-live": "polite" });
     // The window's own messages live outside the server's tree, so outside its landmarks: give them one.

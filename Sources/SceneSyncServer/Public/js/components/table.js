@@ -1,6 +1,7 @@
 // Tables: table, section (also used by forms), row.
 // Rows never move or disappear on the user's say-so: they send the action, and the server's patch
-// moves or removes them.
+// moves or removes them. A row's countdown ticks by itself (countdown.js), but only the server
+// changes the row when its time is up.
 import { ACCESSORY, ACTION, ATTR, CLS, ITEM, KIND, P, TEXT, TIMING, nodeId } from "../protocol.js";
 import { h, icon, setAttr, setText, show, uid } from "../dom.js";
 import { startDrag, settleDrag } from "./drag.js";
@@ -52,6 +53,7 @@ export const row = {
     const send = (name, value) => context.send(id, name, value);
     const subtitleId = uid("subtitle");
     const detailId = uid("detail");
+    const countdownId = uid("countdown");
     const image = h("img", { class: "ss-row-image", alt: "", hidden: true, loading: "lazy", decoding: "async" });
     const title = h("span", { class: "ss-row-title" });
     const subtitle = h("span", { class: "ss-row-subtitle", id: subtitleId, hidden: true });
@@ -68,7 +70,10 @@ export const row = {
     const error = h("div", { class: "ss-inline-error", role: "alert", hidden: true });
     const el = h("div", { class: "ss-row", role: "listitem" },
       h("div", { class: "ss-row-line" }, del, main, menu.button, handle), menu.list, error);
-    el._ss = { main, image, title, subtitle, detail, chevron, menu, del, handle, error, subtitleId, detailId, send, errorTimer: 0 };
+    el._ss = {
+      main, image, title, subtitle, detail, chevron, menu, del, handle, error, subtitleId, detailId, countdownId, send, errorTimer: 0,
+      countdowns: context.countdowns, countdown: null, // the <time> while the row has a countdown
+    };
 
     const tree = context.tree;
     const moveBy = (step) => {
@@ -111,10 +116,16 @@ export const row = {
     show(s.subtitle, Boolean(subtitle));
     setText(s.subtitle, subtitle ?? "");
     const detail = props[P.detail];
-    show(s.detail, Boolean(detail));
+    // A countdown takes the detail's place; the detail text comes back when the countdown goes.
+    const deadline = props[P.countdown];
+    const counting = Number.isFinite(deadline);
+    show(s.detail, Boolean(detail) && !counting);
     setText(s.detail, detail ?? "");
     setAttr(el, ATTR.detail, detail ?? null);
-    setAttr(s.main, "aria-describedby", [subtitle ? s.subtitleId : null, detail ? s.detailId : null].filter(Boolean).join(" ") || null);
+    if (counting) showCountdown(el, deadline);
+    else hideCountdown(el);
+    const described = counting ? s.countdownId : detail ? s.detailId : null;
+    setAttr(s.main, "aria-describedby", [subtitle ? s.subtitleId : null, described].filter(Boolean).join(" ") || null);
     const image = props[P.image];
     show(s.image, Boolean(image));
     el.classList.toggle(CLS.hasImage, Boolean(image));
@@ -133,6 +144,8 @@ export const row = {
   destroy(el) {
     clearTimeout(el._ss.errorTimer);
     el._ss.menu.close(false);
+    // Stop ticking, but keep the last value drawn while the row animates out.
+    if (el._ss.countdown) el._ss.countdowns.forget(el._ss.countdown);
   },
 
   showError(el, message) {
@@ -144,6 +157,23 @@ export const row = {
     return true;
   },
 };
+
+function showCountdown(el, deadline) {
+  const s = el._ss;
+  if (!s.countdown) {
+    s.countdown = s.countdowns.create({ class: "ss-row-countdown", id: s.countdownId });
+    s.detail.after(s.countdown);
+  }
+  s.countdowns.watch(s.countdown, deadline);
+}
+
+function hideCountdown(el) {
+  const s = el._ss;
+  if (!s.countdown) return;
+  s.countdowns.forget(s.countdown);
+  s.countdown.remove();
+  s.countdown = null;
+}
 
 function clearError(el) {
   const s = el._ss;
