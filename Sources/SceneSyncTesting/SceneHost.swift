@@ -107,12 +107,7 @@ public final class SceneHost {
         _ what: @autoclosure () -> String = "a condition",
         _ condition: () -> Bool
     ) async throws {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
-        while !condition() {
-            guard clock.now < deadline else { throw HostTimeout(waitingFor: what()) }
-            try await Task.sleep(for: .milliseconds(2))
-        }
+        try await SceneSyncTesting.waitUntil(what(), timeout: timeout, condition)
     }
 
     /// Sends the action `name` on `node` to the window, as a click or a keystroke in the browser would.

@@ -1,0 +1,98 @@
+#if canImport(Combine)
+public import Combine
+#else
+public import OpenCombine
+#endif
+public import SceneSync
+
+extension ModelController {
+    /// The app's update events after `sequence` as a Combine publisher: from the log first, then
+    /// live, with no gap and no duplicate, as ``ModelController/events(after:)`` gives them.
+    ///
+    /// Values arrive on the main actor, where scenes and screens live, so a sink can update a
+    /// window directly. The publisher fails with ``SubscriptionError`` if the log no longer holds
+    /// the events after `sequence`, and finishes when the model controller closes. Cancelling
+    /// it, or releasing its cancellable, ends the subscription.
+    ///
+    /// ```swift
+    /// cancellable = controller.eventPublisher(after: snapshot.sequence)
+    ///     .sink(receiveCompletion: { _ in }, receiveValue: { [weak self] envelope in self?.apply(envelope) })
+    /// ```
+    public nonisolated func eventPublisher(after sequence: UInt64) -> EventPublisher {
+        EventPublisher(controller: self, sequence: sequence)
+    }
+
+    /// The app's state as a Combine publisher: the committed state when subscribed, then the
+    /// state after each committed event. It never fails: if it falls behind the log it starts
+    /// again from the current state. It finishes when the model controller closes.
+    ///
+    /// Values arrive on the main actor. The seed's badge, as a pipeline:
+    ///
+    /// ```swift
+    /// badgeSubscription = controller.statePublisher()
+    ///     .map(\.order.count)
+    ///     .removeDuplicates()
+    ///     .sink { [weak self] count in self?.showBadge(count) }
+    /// ```
+    public nonisolated func statePublisher() -> StatePublisher {
+        StatePublisher(controller: self)
+    }
+
+    /// A publisher of a model controller's update events; see ``ModelController/eventPublisher(after:)``.
+    public struct EventPublisher: Publisher, Sendable {
+        public typealias Output = EventEnvelope<State.Event>
+        public typealias Failure = SubscriptionError
+
+        /// The model controller whose events it publishes.
+        public let controller: ModelController
+        /// The sequence number after which it starts.
+        public let sequence: UInt64
+
+        public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
+            let events = controller.events(after: sequence)
+            MainActorSubscription<Output, Failure>(AnySubscriber<Output, Failure>(subscriber)).start { subscription in
+                var iterator = events.makeAsyncIterator()
+                do throws(SubscriptionError) {
+                    while let envelope = try await iterator.next() {
+                        guard await subscription.send(envelope) else { return }
+                    }
+                    if !Task.isCancelled { subscription.finish(.finished) }
+                } catch {
+                    subscription.finish(.failure(error))
+                }
+            }
+        }
+    }
+
+    /// A publisher of a model controller's state; see ``ModelController/statePublisher()``.
+    public struct StatePublisher: Publisher, Sendable {
+        public typealias Output = State
+        public typealias Failure = Never
+
+        /// The model controller whose state it publishes.
+        public let controller: ModelController
+
+        public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
+            let controller = controller
+            MainActorSubscription<Output, Failure>(AnySubscriber<Output, Failure>(subscriber)).start { subscription in
+                while !Task.isCancelled {
+                    let snapshot = await controller.snapshot()
+                    var state = snapshot.state
+                    guard await subscription.send(state) else { return }
+                    do {
+                        for try await envelope in controller.events(after: snapshot.sequence) {
+                            _ = state.apply(envelope.event)
+                            guard await subscription.send(state) else { return }
+                        }
+                        // The events end only when the controller closes or the task is cancelled.
+                        if !Task.isCancelled { subscription.finish(.finished) }
+                        return
+                    } catch {
+                        // Fell behind a trimmed log: start again from what is committed now.
+                        continue
+                    }
+                }
+            }
+        }
+    }
+}

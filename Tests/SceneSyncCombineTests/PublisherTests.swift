@@ -1,0 +1,149 @@
+#if canImport(Combine)
+import Combine
+#else
+import OpenCombine
+#endif
+import Foundation
+import Logging
+import SceneSync
+import SceneSyncCombine
+import SceneSyncTestSupport
+import SceneSyncTesting
+import Testing
+
+/// A model small enough to count with: a list of words.
+struct Words: ModelState, Equatable {
+    enum Event: UpdateEvent { case added(String) }
+    private(set) var words: [String] = []
+    init() {}
+    init(records: RecordSet) throws {
+        words = try records.decode("words", as: [String].self)["all"] ?? []
+    }
+    mutating func apply(_ event: Event) -> [RecordChange] {
+        guard case let .added(word) = event else { return [] }
+        words.append(word)
+        return [.save(collection: "words", key: "all", value: words)]
+    }
+}
+
+extension ModelController where State == Words {
+    func add(_ word: String, origin: SceneSession.ID? = nil) async throws {
+        try await perform(origin: origin) { _ in [.added(word)] }
+    }
+}
+
+/// Collects what a publisher delivers, on the main actor.
+@MainActor
+final class Collected<Value> {
+    var values: [Value] = []
+    var completions = 0
+}
+
+@MainActor
+struct PublisherTests {
+    private func open() async throws -> ModelController<Words> {
+        try await ModelController(app: "words", storage: try StorageKind.inMemory.make(), logger: Logger(label: "test"))
+    }
+
+    @Test func statePublisherSendsTheCommittedStateThenEachNewOne() async throws {
+        let controller = try await open()
+        try await controller.add("one")
+        let collected = Collected<[String]>()
+        let cancellable = controller.statePublisher().map(\.words).sink { words in
+            // Traps unless the value arrives on the main actor, as the publishers promise.
+            MainActor.assumeIsolated { collected.values.append(words) }
+        }
+        try await waitUntil("the committed state") { collected.values == [["one"]] }
+        try await controller.add("two")
+        try await controller.add("three")
+        try await waitUntil("each new state") { collected.values.count == 3 }
+        #expect(collected.values == [["one"], ["one", "two"], ["one", "two", "three"]])
+        cancellable.cancel()
+    }
+
+    @Test func eventPublisherSendsEventsAfterASequenceWithTheirOrigin() async throws {
+        let controller = try await open()
+        try await controller.add("before")
+        let after = await controller.snapshot().sequence
+        let scene = SceneSession.ID("scene-a")
+        let collected = Collected<EventEnvelope<Words.Event>>()
+        let cancellable = controller.eventPublisher(after: after).sink(
+            receiveCompletion: { _ in collected.completions += 1 },
+            receiveValue: { collected.values.append($0) })
+        try await controller.add("from a scene", origin: scene)
+        try await controller.add("from elsewhere")
+        try await waitUntil("two events") { collected.values.count == 2 }
+        #expect(collected.values.map(\.event) == [.added("from a scene"), .added("from elsewhere")])
+        #expect(collected.values.map(\.origin) == [scene, nil])
+        #expect(collected.values.map(\.sequence) == [after + 1, after + 2])
+        cancellable.cancel()
+    }
+
+    @Test func cancellingEndsTheSubscriptionWithTheController() async throws {
+        let controller = try await open()
+        let collected = Collected<Int>()
+        var cancellable: AnyCancellable? = controller.statePublisher().map(\.words.count).sink { collected.values.append($0) }
+        try await waitUntil("the subscription to register") { controller.subscriberCount == 1 }
+        cancellable = nil
+        try await waitUntil("the subscription to end") { controller.subscriberCount == 0 }
+        try await controller.add("unseen")
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(collected.values == [0])
+        _ = cancellable
+    }
+
+    @Test func aSubscriberGetsNoMoreThanItAskedFor() async throws {
+        let controller = try await open()
+        let collected = Collected<String>()
+        let subscriber = OneAtATime(collected)
+        controller.eventPublisher(after: 0).map { envelope -> String in
+            guard case let .added(word) = envelope.event else { return "" }
+            return word
+        }.subscribe(subscriber)
+        for word in ["a", "b", "c"] { try await controller.add(word) }
+        try await waitUntil("the first event") { collected.values == ["a"] }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(collected.values == ["a"], "it asked for one")
+        subscriber.requestOneMore()
+        try await waitUntil("the second event") { collected.values == ["a", "b"] }
+        subscriber.subscription?.cancel()
+    }
+
+    @Test func publishersFinishWhenTheControllerCloses() async throws {
+        let controller = try await open()
+        let states = Collected<Int>()
+        let events = Collected<Int>()
+        let stateCancellable = controller.statePublisher().sink(receiveCompletion: { _ in states.completions += 1 }, receiveValue: { _ in })
+        let eventCancellable = controller.eventPublisher(after: 0).sink(receiveCompletion: { _ in events.completions += 1 }, receiveValue: { _ in })
+        try await waitUntil("both subscriptions") { controller.subscriberCount == 2 }
+        await controller.close()
+        try await waitUntil("both to finish") { states.completions == 1 && events.completions == 1 }
+        _ = (stateCancellable, eventCancellable)
+    }
+}
+
+/// A subscriber that asks for one value at first, and one more each time it is told to. Values
+/// arrive on the main actor, as the publishers promise.
+final class OneAtATime: Subscriber, @unchecked Sendable {
+    typealias Input = String
+    typealias Failure = SubscriptionError
+    let combineIdentifier = CombineIdentifier()
+    let collected: Collected<String>
+    private(set) var subscription: (any Subscription)?
+
+    init(_ collected: Collected<String>) { self.collected = collected }
+
+    func receive(subscription: any Subscription) {
+        self.subscription = subscription
+        subscription.request(.max(1))
+    }
+
+    func receive(_ input: String) -> Subscribers.Demand {
+        MainActor.assumeIsolated { collected.values.append(input) }
+        return .none
+    }
+
+    func receive(completion: Subscribers.Completion<SubscriptionError>) {}
+
+    func requestOneMore() { subscription?.request(.max(1)) }
+}
