@@ -9,6 +9,10 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// OpenCombine, where Apple's Combine is missing.
+let openCombine: Target.Dependency = .product(
+    name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: [.linux, .windows, .android, .wasi, .openbsd]))
+
 let package = Package(
     name: "SceneSync",
     platforms: [.macOS(.v15), .iOS(.v18)],
@@ -19,7 +23,10 @@ let package = Package(
         .library(name: "SceneSyncTesting", targets: ["SceneSyncTesting"]),
         .library(name: "SceneSyncServer", targets: ["SceneSyncServer"]),
         .library(name: "SceneSyncServerTesting", targets: ["SceneSyncServerTesting"]),
+        .library(name: "SceneSyncCombine", targets: ["SceneSyncCombine"]),
         .library(name: "LootLogger", targets: ["LootLogger"]),
+        .library(name: "Restaurant", targets: ["Restaurant"]),
+        .library(name: "RestaurantServer", targets: ["RestaurantServer"]),
         .executable(name: "scenesync", targets: ["SceneSyncCommand"]),
         .executable(name: "scenesync-bench", targets: ["SceneSyncBenchmarks"]),
     ],
@@ -32,6 +39,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
     targets: [
         // The core: model controllers, update events, scene lifecycle, restoration.
@@ -46,6 +54,13 @@ let package = Package(
         .target(
             name: "SceneSyncUI",
             dependencies: ["SceneSync", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        // Publishers for model controllers' events and state: Apple's Combine where it exists,
+        // OpenCombine elsewhere. The core and the UI layer stay free of either.
+        .target(
+            name: "SceneSyncCombine",
+            dependencies: ["SceneSync", openCombine],
             swiftSettings: swiftSettings
         ),
         // Persistence on SQLite through GRDB.
@@ -108,6 +123,8 @@ let package = Package(
                 "SceneSyncServer",
                 "SceneSyncSQLite",
                 "LootLogger",
+                "Restaurant",
+                "RestaurantServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -138,6 +155,26 @@ let package = Package(
             path: "Examples/LootLogger/Sources/LootLogger",
             swiftSettings: swiftSettings
         ),
+        // Example app: the course's restaurant — menu, a shared order, the kitchen's countdown.
+        .target(
+            name: "Restaurant",
+            dependencies: ["SceneSync", "SceneSyncUI", "SceneSyncCombine", openCombine],
+            path: "Examples/Restaurant/Sources/Restaurant",
+            resources: [.copy("Resources")],
+            swiftSettings: swiftSettings
+        ),
+        // Restaurant's HTTP side: the course's menu API, the dishes' pictures, the kitchen timer.
+        .target(
+            name: "RestaurantServer",
+            dependencies: [
+                "Restaurant", "SceneSync", "SceneSyncServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/Restaurant/Sources/RestaurantServer",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "SceneSyncBenchmarks",
             dependencies: [
@@ -147,6 +184,8 @@ let package = Package(
                 "SceneSyncSQLite",
                 "SceneSyncServerTesting",
                 "LootLogger",
+                "Restaurant",
+                "RestaurantServer",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -176,6 +215,35 @@ let package = Package(
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             path: "Examples/LootLogger/Tests/LootLoggerTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SceneSyncCombineTests",
+            dependencies: [
+                "SceneSyncCombine", "SceneSync", "SceneSyncTesting", "SceneSyncTestSupport", openCombine,
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RestaurantTests",
+            dependencies: [
+                "Restaurant", "SceneSync", "SceneSyncUI", "SceneSyncCombine", "SceneSyncSQLite", "SceneSyncTesting",
+                "SceneSyncTestSupport", openCombine,
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/Restaurant/Tests/RestaurantTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RestaurantServerTests",
+            dependencies: [
+                "RestaurantServer", "Restaurant", "SceneSync", "SceneSyncUI", "SceneSyncServer", "SceneSyncServerTesting",
+                "SceneSyncSQLite", "SceneSyncTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Examples/Restaurant/Tests/RestaurantServerTests",
             swiftSettings: swiftSettings
         ),
     ]

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import Logging
 import LootLogger
+import Restaurant
+import RestaurantServer
 import SceneSync
 import SceneSyncServer
 import SceneSyncSQLite
@@ -33,21 +35,47 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "The least severe log lines to print.")
     var logLevel = LogLevelOption.info
 
+    @Option(name: .customLong("menu"), help: ArgumentHelp(
+        "Restaurant's menu: a JSON file of the course server's shape ({\"items\": [{id, name, description, price, category, estimated_prep_time}, …]}).",
+        valueName: "file"))
+    var menuFile: String?
+
+    @Option(name: .customLong("kitchen-minute"), help: ArgumentHelp(
+        "How many seconds a minute of preparation lasts in Restaurant's kitchen, for demonstrations.", valueName: "seconds"))
+    var kitchenMinute: Double = 60
+
+    func validate() throws {
+        guard kitchenMinute.isFinite, kitchenMinute > 0, kitchenMinute <= 3_600 else {
+            throw ValidationError("--kitchen-minute must be a number of seconds above 0 and at most 3600.")
+        }
+    }
+
     /// The apps this command hosts.
-    static let apps = [
-        HostedApp(name: "lootlogger", title: "LootLogger", summary: "An inventory of your possessions, in step in every window.") {
-            LootLoggerAppDelegate(logger: $0)
-        },
-    ]
+    func apps() throws -> [HostedApp] {
+        let menu: Menu
+        do {
+            menu = try menuFile.map { try Menu(contentsOf: URL(fileURLWithPath: $0)) } ?? Menu.standard()
+        } catch {
+            throw ValidationError("\(menuFile.map { "--menu \($0)" } ?? "The standard menu") cannot be used. \(error)")
+        }
+        return [
+            HostedApp(name: "lootlogger", title: "LootLogger", summary: "An inventory of your possessions, in step in every window.") {
+                LootLoggerAppDelegate(logger: $0)
+            },
+            RestaurantApp.hosted(menu: menu, images: DishImages.standard(),
+                                 clock: KitchenClock(minute: .milliseconds(Int64((kitchenMinute * 1000).rounded())))),
+        ]
+    }
 
     func run() async throws {
         var logger = Logger(label: "scenesync")
         logger.logLevel = logLevel.level
         let folder = URL(fileURLWithPath: dataDirectory, isDirectory: true)
         let durability = durability.storage
+        let apps = try apps()
         let server = try SceneSyncServer(
             configuration: .init(host: host, port: port, token: token, allowedHosts: allowedHosts, logger: logger),
-            apps: Self.apps
+            apps: apps
         ) { app, logger in
             // Each app keeps its data in a file of its own: <data-dir>/<name>.sqlite.
             try SQLiteStorage(path: folder.appendingPathComponent("\(app.name).sqlite").path, durability: durability, logger: logger)
@@ -58,15 +86,15 @@ struct Serve: AsyncParsableCommand {
             tasks.addTask { try await group.run() }
             // If the server fails to start, the group's error says why.
             guard let port = try? await server.waitUntilRunning() else { return }
-            announce(port: port)
+            announce(port: port, apps: apps)
         }
     }
 
-    private func announce(port: Int) {
+    private func announce(port: Int, apps: [HostedApp]) {
         let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         let query = token.map { "?token=\($0.addingPercentEncoding(withAllowedCharacters: .urlQueryValueAllowed) ?? "")" } ?? ""
         var lines = ["SceneSync serving http://\(authority)\(query.isEmpty ? "" : "/\(query)")"]
-        for app in Self.apps {
+        for app in apps {
             lines.append("  \(app.title): http://\(authority)/\(app.name)\(query)  \(app.summary)")
         }
         // Unbuffered, so the address shows at once even when output goes to a pipe.

@@ -1,0 +1,57 @@
+public import Foundation
+
+/// The kitchen's sense of time: what time it is, how long a minute of preparation lasts, and how
+/// to wait. The system clock in production; a test clock (or quicker minutes for a demo) elsewhere.
+///
+/// ```swift
+/// let clock = KitchenClock.system                                   // real minutes
+/// let demo = KitchenClock(minute: .seconds(2))                      // a minute lasts 2 seconds
+/// let test = KitchenClock(ManualClock(), startingAt: .now)          // time moves when a test says
+/// ```
+public struct KitchenClock: Sendable {
+    /// How long one minute of preparation lasts.
+    public let minute: Duration
+    private let currentDate: @Sendable () -> Date
+    private let sleeper: @Sendable (Duration) async throws -> Void
+
+    /// The system's clock, with minutes of `minute`.
+    public init(minute: Duration = .seconds(60)) {
+        self.minute = minute
+        currentDate = { Date() }
+        sleeper = { try await Task.sleep(for: $0) }
+    }
+
+    /// A clock whose dates start at `date` and move as `clock` does.
+    public init<C: Clock>(_ clock: C, startingAt date: Date, minute: Duration = .seconds(60)) where C.Duration == Duration {
+        let start = clock.now
+        self.minute = minute
+        currentDate = { date.addingTimeInterval(Self.seconds(start.duration(to: clock.now))) }
+        sleeper = { try await clock.sleep(for: $0) }
+    }
+
+    /// The system's clock with real minutes.
+    public static let system = KitchenClock()
+
+    /// What time it is.
+    public var now: Date { currentDate() }
+
+    /// The moment `minutes` of preparation after `date`, on a whole second, so that every
+    /// countdown to it ticks on the same beat.
+    public func date(_ minutes: Int, minutesAfter date: Date) -> Date {
+        Date(timeIntervalSince1970: date.addingTimeInterval(Self.seconds(minute * minutes)).timeIntervalSince1970.rounded(.up))
+    }
+
+    /// Waits until `date`, or returns at once if it has passed.
+    ///
+    /// - Throws: `CancellationError` if the task is cancelled meanwhile.
+    public func sleep(until date: Date) async throws {
+        let seconds = date.timeIntervalSince(now)
+        guard seconds > 0 else { return }
+        try await sleeper(.milliseconds(Int64((seconds * 1000).rounded(.up))))
+    }
+
+    private static func seconds(_ duration: Duration) -> TimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,159 @@
+public import Foundation
+public import Logging
+public import SceneSync
+
+/// Restaurant's model controller: the menu, the one order every window shares, and the kitchen.
+///
+/// Windows and the menu API never change anything themselves. They send intents here and render
+/// the ``RestaurantEvent``s that come back, each tagged with the scene that caused it. Orders
+/// from a window and from `POST /order` go through the same ``submitOrder(origin:)`` and
+/// ``submitOrder(menuIDs:)``, and so reach every window alike.
+///
+/// ```swift
+/// let restaurant = try await RestaurantController(menu: try .standard(), storage: storage, logger: logger)
+/// try await restaurant.addToOrder(menuItemID: 1, origin: scene.session.id)
+/// let order = try await restaurant.submitOrder(origin: scene.session.id)
+/// print(order.preparationTime)   // minutes
+/// ```
+public final class RestaurantController: Sendable {
+    /// The app name that keys Restaurant's records and log.
+    public static let app = "restaurant"
+
+    /// The menu.
+    public let menu: Menu
+    /// The kitchen's clock, which dates orders and tells when they are ready.
+    public let clock: KitchenClock
+    /// The underlying model controller.
+    public let controller: ModelController<RestaurantState>
+
+    /// Opens the restaurant on `storage`.
+    public init(
+        menu: Menu, storage: any SceneSyncStorage, clock: KitchenClock = .system,
+        options: ModelController<RestaurantState>.Options = .init(), logger: Logger
+    ) async throws {
+        self.menu = menu
+        self.clock = clock
+        controller = try await ModelController(app: Self.app, storage: storage, options: options, logger: logger)
+    }
+
+    /// The committed state and its sequence number, to render and then follow with ``events(after:)``.
+    public func snapshot() async -> ModelController<RestaurantState>.Snapshot {
+        await controller.snapshot()
+    }
+
+    /// Events after `sequence`, from the log and then live.
+    public func events(after sequence: UInt64) -> EventSubscription<RestaurantEvent> {
+        controller.events(after: sequence)
+    }
+
+    /// Adds the dish `menuItemID` at the end of the shared order.
+    ///
+    /// - Throws: ``RestaurantError/unknownMenuItem(_:)``, or
+    ///   ``RestaurantError/tooManyItems(count:limit:)`` when the order is full.
+    @discardableResult
+    public func addToOrder(menuItemID: Int, origin: SceneSession.ID?) async throws(RestaurantError) -> OrderLine {
+        guard let item = menu.item(menuItemID) else { throw .unknownMenuItem(menuItemID) }
+        let line = OrderLine(item: item)
+        try await perform(origin: origin) { state throws(RestaurantError) in
+            guard state.order.count < RestaurantLimits.maximumOrderSize else {
+                throw .tooManyItems(count: state.order.count + 1, limit: RestaurantLimits.maximumOrderSize)
+            }
+            return [.itemAdded(line, index: state.order.count)]
+        }
+        return line
+    }
+
+    /// Removes the line `lineID` from the shared order.
+    public func removeFromOrder(lineID: UUID, origin: SceneSession.ID?) async throws(RestaurantError) {
+        try await perform(origin: origin) { state throws(RestaurantError) in
+            guard let index = state.index(ofLine: lineID) else { throw .unknownLine(lineID) }
+            return [.itemRemoved(lineID: lineID, index: index)]
+        }
+    }
+
+    /// Moves the line `lineID` to `index` of the shared order (counted after it is taken out).
+    public func moveInOrder(lineID: UUID, to index: Int, origin: SceneSession.ID?) async throws(RestaurantError) {
+        try await perform(origin: origin) { state throws(RestaurantError) in
+            guard let from = state.index(ofLine: lineID) else { throw .unknownLine(lineID) }
+            guard state.order.indices.contains(index) else { throw .moveOutOfRange(index: index, count: state.order.count) }
+            return from == index ? [] : [.itemMoved(lineID: lineID, from: from, to: index)]
+        }
+    }
+
+    /// Sends the shared order to the kitchen and empties it, in every window.
+    ///
+    /// - Throws: ``RestaurantError/emptyOrder`` if it has no dishes, or
+    ///   ``RestaurantError/unknownMenuItem(_:)`` if one is no longer on the menu.
+    @discardableResult
+    public func submitOrder(origin: SceneSession.ID?) async throws(RestaurantError) -> KitchenOrder {
+        try await submit(origin: origin) { state throws(RestaurantError) in (state.order, .sharedOrder) }
+    }
+
+    /// Sends an order of the dishes `menuIDs` (which may repeat) to the kitchen, as the menu API's
+    /// `POST /order` does; the shared order is left alone.
+    ///
+    /// - Throws: ``RestaurantError/emptyOrder``, ``RestaurantError/tooManyItems(count:limit:)``
+    ///   beyond ``RestaurantLimits/maximumOrderSize`` dishes, or
+    ///   ``RestaurantError/unknownMenuItem(_:)`` for the first id not on the menu.
+    @discardableResult
+    public func submitOrder(menuIDs: [Int], origin: SceneSession.ID? = nil) async throws(RestaurantError) -> KitchenOrder {
+        guard menuIDs.count <= RestaurantLimits.maximumOrderSize else {
+            throw .tooManyItems(count: menuIDs.count, limit: RestaurantLimits.maximumOrderSize)
+        }
+        var chosen: [OrderLine] = []
+        for id in menuIDs {
+            guard let item = menu.item(id) else { throw .unknownMenuItem(id) }
+            chosen.append(OrderLine(item: item))
+        }
+        let lines = chosen
+        return try await submit(origin: origin) { _ in (lines, .menuAPI) }
+    }
+
+    /// Marks the order `number` ready, unless it already is. Returns whether it changed.
+    @discardableResult
+    public func markReady(_ number: Int) async throws(RestaurantError) -> Bool {
+        let envelopes = try await perform(origin: nil) { state in
+            guard let order = state.kitchenOrder(number), !order.isReady else { return [] }
+            return [.orderReady(number: number)]
+        }
+        return !envelopes.isEmpty
+    }
+
+    private func submit(
+        origin: SceneSession.ID?,
+        _ choose: @escaping @Sendable (RestaurantState) throws(RestaurantError) -> ([OrderLine], KitchenOrder.Source)
+    ) async throws(RestaurantError) -> KitchenOrder {
+        let menu = menu
+        let clock = clock
+        let envelopes = try await perform(origin: origin) { state throws(RestaurantError) in
+            let (lines, source) = try choose(state)
+            guard !lines.isEmpty else { throw .emptyOrder }
+            var dishes: [MenuItem] = []
+            for line in lines {
+                guard let item = menu.item(line.menuItemID) else { throw .unknownMenuItem(line.menuItemID) }
+                dishes.append(item)
+            }
+            let minutes = PreparationTime.minutes(for: dishes, ordersAhead: state.ordersInPreparation.count)
+            let now = clock.now
+            return [.orderSubmitted(KitchenOrder(
+                number: state.nextOrderNumber, lines: lines, source: source, preparationTime: minutes,
+                submittedAt: now, readyAt: clock.date(minutes, minutesAfter: now)))]
+        }
+        guard case let .orderSubmitted(order)? = envelopes.first?.event else { throw .notSaved(reason: "The kitchen did not take the order.") }
+        return order
+    }
+
+    @discardableResult
+    private func perform(
+        origin: SceneSession.ID?,
+        _ decide: @escaping @Sendable (RestaurantState) throws(RestaurantError) -> [RestaurantEvent]
+    ) async throws(RestaurantError) -> [EventEnvelope<RestaurantEvent>] {
+        do {
+            return try await controller.perform(origin: origin) { state in try decide(state) }
+        } catch let error as RestaurantError {
+            throw error
+        } catch {
+            throw .notSaved(reason: "\(error)")
+        }
+    }
+}

@@ -1,0 +1,55 @@
+public import Foundation
+
+/// Why the restaurant refused an intent. Nothing changes when it does.
+public enum RestaurantError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No dish on the menu has this number.
+    case unknownMenuItem(Int)
+    /// An order needs at least one dish.
+    case emptyOrder
+    /// An order may have at most ``RestaurantLimits/maximumOrderSize`` dishes.
+    case tooManyItems(count: Int, limit: Int)
+    /// No line of the shared order has this id (it may have been removed in another window).
+    case unknownLine(UUID)
+    /// A move to a place outside the order.
+    case moveOutOfRange(index: Int, count: Int)
+    /// The change could not be saved; nothing of it was kept.
+    case notSaved(reason: String)
+
+    /// A short machine-readable code, for the menu API's errors.
+    public var code: String {
+        switch self {
+        case .unknownMenuItem: "unknownMenuItem"
+        case .emptyOrder: "emptyOrder"
+        case .tooManyItems: "tooManyItems"
+        case .unknownLine: "unknownLine"
+        case .moveOutOfRange: "moveOutOfRange"
+        case .notSaved: "notSaved"
+        }
+    }
+
+    /// A sentence a person can read.
+    public var description: String {
+        switch self {
+        case let .unknownMenuItem(id):
+            "No dish on the menu has the id \(id)."
+        case .emptyOrder:
+            "An order needs at least one dish."
+        case let .tooManyItems(count, limit):
+            "An order can have at most \(limit) dishes; this one would have \(count)."
+        case .unknownLine:
+            "That dish is no longer in the order; it may have been removed in another window."
+        case let .moveOutOfRange(index, count):
+            "A dish cannot move to position \(index) of an order of \(count)."
+        case let .notSaved(reason):
+            "The change could not be saved: \(reason)"
+        }
+    }
+}
+
+/// The restaurant's limits.
+public enum RestaurantLimits {
+    /// The most dishes one order may have, from a window or from the menu API.
+    public static let maximumOrderSize = 1_000
+    /// How many orders the kitchen list keeps; older ready ones are forgotten.
+    public static let keptKitchenOrders = 50
+}

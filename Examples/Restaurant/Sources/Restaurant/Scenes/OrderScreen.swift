@@ -1,0 +1,197 @@
+public import Foundation
+import SceneSync
+public import SceneSyncUI
+
+/// The Order tab: the shared order's dishes with their total, Edit (delete and reorder) and
+/// Submit, and below them the orders in the kitchen, each counting down to its ready time.
+///
+/// The screen keeps its own copy of the restaurant's state and applies each event to it, then
+/// patches only the rows that changed, in every window. Countdowns tick in the browser from the
+/// ready time the row carries: nothing is sent while they run, only when an order is ready.
+@MainActor
+public final class OrderScreen: ScreenController {
+    /// Node ids.
+    public enum NodeID {
+        /// The table.
+        public static let table = "order-table"
+        /// The section of the shared order's dishes, whose footer is the total.
+        public static let lines = "order-lines"
+        /// What the order section shows when the order is empty.
+        public static let emptyOrder = "order-empty"
+        /// The section of the orders in the kitchen.
+        public static let kitchen = "kitchen"
+        /// What the kitchen section shows when it has no orders.
+        public static let emptyKitchen = "kitchen-empty"
+        /// The Edit (or Done) bar button.
+        public static let edit = "edit"
+        /// The Submit bar button.
+        public static let submit = "submit"
+        /// The confirmation before submitting.
+        public static let confirmSubmit = "confirm-submit"
+        /// The alert that the order is empty.
+        public static let emptyAlert = "order-empty-alert"
+        /// The row of the order line `id`.
+        public static func line(_ id: UUID) -> String { lineRows.id(for: id) }
+        /// The row of the kitchen's order `number`.
+        public static func kitchenOrder(_ number: Int) -> String { kitchenRows.id(for: number) }
+    }
+
+    /// The order's rows, keyed by line id.
+    public nonisolated static let lineRows = KeyedRows<UUID>(prefix: "line-")
+    /// The kitchen's rows, keyed by order number.
+    public nonisolated static let kitchenRows = KeyedRows<Int>(prefix: "kitchen-order-")
+
+    private let restaurant: RestaurantController
+    private let pictures: DishPictures
+    private var state = RestaurantState()
+    private var isEditing = false
+
+    /// Creates the screen.
+    public init(restaurant: RestaurantController, pictures: DishPictures) {
+        self.restaurant = restaurant
+        self.pictures = pictures
+        super.init(route: Route("order"), title: "Order")
+        setBarButtons(barButtons(editing: false))
+        handleRows(
+            Self.lineRows,
+            shown: { [weak self] id in self?.state.index(ofLine: id) != nil },
+            onDelete: { [weak self] id in try await self?.restaurant.removeFromOrder(lineID: id, origin: self?.origin) },
+            onMove: { [weak self] id, index in try await self?.restaurant.moveInOrder(lineID: id, to: index, origin: self?.origin) })
+    }
+
+    /// The dishes in the order, as this window knows it.
+    public var order: [OrderLine] { state.order }
+    /// The kitchen's orders, as this window knows them, oldest first.
+    public var kitchen: [KitchenOrder] { state.kitchen }
+
+    public override func load() async {
+        let snapshot = await restaurant.snapshot()
+        state = snapshot.state
+        follow(restaurant.controller, from: snapshot.sequence) { [weak self] envelope in
+            self?.apply(envelope.event)
+        }
+    }
+
+    public override func makeContent() -> [ViewNode] {
+        [.table(id: NodeID.table, label: "Order", editing: isEditing, sections: [linesSection, kitchenSection])]
+    }
+
+    // MARK: - Rendering
+
+    private var linesSection: ViewNode {
+        .section(id: NodeID.lines, header: "Your Order", footer: footer,
+                 children: state.order.isEmpty ? [emptyOrder] : state.order.map(row(for:)))
+    }
+
+    private var kitchenSection: ViewNode {
+        .section(id: NodeID.kitchen, header: "In the Kitchen",
+                 children: state.kitchen.isEmpty ? [emptyKitchen] : state.kitchen.reversed().map(row(for:)))
+    }
+
+    private var footer: String? {
+        state.order.isEmpty ? nil : "Total \(Money.format(cents: state.orderTotalInCents))"
+    }
+
+    private var emptyOrder: ViewNode {
+        .emptyState(id: NodeID.emptyOrder, title: "Your order is empty", message: "Add dishes from the Menu tab.")
+    }
+
+    private var emptyKitchen: ViewNode {
+        .emptyState(id: NodeID.emptyKitchen, title: "No orders yet", message: "Submitted orders show here until they are ready.")
+    }
+
+    private func row(for line: OrderLine) -> ViewNode {
+        .row(id: NodeID.line(line.id), title: line.name, detail: Money.format(cents: line.priceInCents),
+             image: pictures.url(for: line.menuItemID), deletable: true, movable: true)
+    }
+
+    private func row(for order: KitchenOrder) -> ViewNode {
+        let count = order.lines.count
+        return .row(id: NodeID.kitchenOrder(order.number), title: "Order #\(order.number)",
+                    subtitle: "\(count) \(count == 1 ? "dish" : "dishes") · \(Money.format(cents: order.totalInCents))",
+                    detail: order.isReady ? "Ready" : nil, countdown: order.isReady ? nil : order.readyAt)
+    }
+
+    private func barButtons(editing: Bool) -> [ViewNode] {
+        [.barButton(id: NodeID.edit, label: editing ? "Done" : "Edit", side: .leading) { [weak self] in self?.toggleEditing() },
+         .barButton(id: NodeID.submit, label: "Submit", side: .trailing, role: .primary) { [weak self] in self?.confirmSubmit() }]
+    }
+
+    // MARK: - Events
+
+    private func apply(_ event: RestaurantEvent) {
+        let before = state
+        _ = state.apply(event)
+        var patches: [Patch] = []
+        switch event {
+        case let .itemAdded(line, _):
+            guard before.index(ofLine: line.id) == nil, let index = state.index(ofLine: line.id) else { return }
+            if before.order.isEmpty { patches.append(.remove(id: NodeID.emptyOrder)) }
+            patches.append(.insert(parent: NodeID.lines, index: index, node: row(for: line)))
+        case let .itemRemoved(id, _):
+            guard before.index(ofLine: id) != nil, state.index(ofLine: id) == nil else { return }
+            patches.append(.remove(id: NodeID.line(id)))
+            if state.order.isEmpty { patches.append(.insert(parent: NodeID.lines, index: 0, node: emptyOrder)) }
+        case let .itemMoved(id, _, _):
+            guard let index = state.index(ofLine: id), before.index(ofLine: id) != index else { return }
+            return update([.move(id: NodeID.line(id), index: index)])
+        case let .orderSubmitted(order):
+            if order.source == .sharedOrder, !before.order.isEmpty {
+                patches.append(.replace(id: NodeID.lines, node: linesSection, transition: nil))
+            }
+            patches += kitchenPatches(from: before)
+        case let .orderReady(number):
+            patches += kitchenPatches(from: before)
+            if state.kitchenOrder(number)?.isReady == true, before.kitchenOrder(number)?.isReady == false {
+                patches.append(.set(NodeID.kitchenOrder(number), [.detail: .string("Ready"), .countdown: .null]))
+            }
+        }
+        if before.orderTotalInCents != state.orderTotalInCents || before.order.isEmpty != state.order.isEmpty {
+            patches.append(.set(NodeID.lines, .footer, to: footer.map(ViewValue.string) ?? .null))
+        }
+        update(patches)
+    }
+
+    /// The kitchen's rows that came and went: a new order goes on top, forgotten ones leave.
+    private func kitchenPatches(from before: RestaurantState) -> [Patch] {
+        let now = Set(state.kitchen.map(\.number))
+        let was = Set(before.kitchen.map(\.number))
+        var patches: [Patch] = before.kitchen.filter { !now.contains($0.number) }.map { .remove(id: NodeID.kitchenOrder($0.number)) }
+        if was.isEmpty, !now.isEmpty { patches.append(.remove(id: NodeID.emptyKitchen)) }
+        // Newest first: an added order is the newest.
+        for order in state.kitchen.reversed() where !was.contains(order.number) {
+            patches.append(.insert(parent: NodeID.kitchen, index: 0, node: row(for: order)))
+        }
+        if !was.isEmpty, now.isEmpty { patches.append(.insert(parent: NodeID.kitchen, index: 0, node: emptyKitchen)) }
+        return patches
+    }
+
+    // MARK: - Intents
+
+    private func toggleEditing() {
+        isEditing.toggle()
+        setBarButtons(barButtons(editing: isEditing))
+        update([.set(NodeID.table, .editing, to: .bool(isEditing))])
+    }
+
+    private func confirmSubmit() {
+        guard !state.order.isEmpty else {
+            window?.present(Alert(id: NodeID.emptyAlert, title: "Your order is empty", message: "Add dishes from the Menu tab first.",
+                                  actions: [.init("OK", role: .cancel)]))
+            return
+        }
+        let count = state.order.count
+        window?.present(Alert(
+            id: NodeID.confirmSubmit, title: "Submit Order?",
+            message: "\(count) \(count == 1 ? "dish" : "dishes") for a total of \(Money.format(cents: state.orderTotalInCents)).",
+            actions: [
+                .init("Cancel", role: .cancel),
+                .init("Submit", role: .primary) { [weak self] in try await self?.submit() },
+            ]))
+    }
+
+    private func submit() async throws {
+        let order = try await restaurant.submitOrder(origin: origin)
+        window?.showNotice("Order #\(order.number) is in the kitchen: ready in \(order.preparationTime) minutes.")
+    }
+}

@@ -1,0 +1,24 @@
+import Foundation
+import Logging
+import Restaurant
+import SceneSync
+import SceneSyncTestSupport
+import SceneSyncTesting
+
+/// A small menu of our own for tests: two categories, prices with cents.
+let testMenu: Menu = {
+    // swiftlint:disable:next force_try
+    try! Menu(items: [
+        MenuItem(id: 1, name: "Tomato Soup", description: "Roasted tomatoes.", price: 6.5, category: "soups", estimatedPrepTime: 8),
+        MenuItem(id: 2, name: "Onion Soup", description: "Under a lid of cheese.", price: 7.25, category: "soups", estimatedPrepTime: 12),
+        MenuItem(id: 3, name: "Lemon Tart", description: "Sharp and sweet.", price: 5, category: "desserts", estimatedPrepTime: 3),
+    ])
+}()
+
+/// Opens a restaurant on `storage` with the test menu and `clock`.
+func openRestaurant(_ storage: any SceneSyncStorage, clock: KitchenClock = .system) async throws -> RestaurantController {
+    try await RestaurantController(menu: testMenu, storage: storage, clock: clock, logger: Logger(label: "test"))
+}
+
+/// A fixed moment to start test clocks at, on a whole second.
+let testEpoch = Date(timeIntervalSince1970: 1_795_000_000)
