@@ -65,6 +65,12 @@ struct WindowsBenchmark: AsyncParsableCommand {
     @Option(help: "Seconds to let the server settle before reading its memory.")
     var settleSeconds = 2.0
 
+    @Option(help: "Restaurant windows for the badge and countdown measurement (0 to skip it).")
+    var restaurantWindows = 1_000
+
+    @Option(help: "Seconds to listen to the Restaurant windows while a countdown shows.")
+    var countdownSeconds = 10.0
+
     @Option(help: "The scenesync executable (default: the one next to this executable).")
     var server: String?
 
@@ -73,6 +79,9 @@ struct WindowsBenchmark: AsyncParsableCommand {
         guard intervalMs >= 0, pollMicroseconds > 0 else { throw ValidationError("--interval-ms and --poll-microseconds must be positive.") }
         guard connectBatch > 0, memoryWindows > 0, seedWriters > 0 else { throw ValidationError("Counts must be positive.") }
         guard settleSeconds >= 0 else { throw ValidationError("--settle-seconds cannot be negative.") }
+        guard restaurantWindows >= 0, countdownSeconds > 0 else {
+            throw ValidationError("--restaurant-windows cannot be negative, and --countdown-seconds must be positive.")
+        }
     }
 
     func run() async throws {
@@ -85,7 +94,8 @@ struct WindowsBenchmark: AsyncParsableCommand {
             windowCounts: windows.counts, rounds: rounds, largeRounds: largeRounds, largeThreshold: largeThreshold,
             warmup: warmup, interval: .milliseconds(intervalMs), pollInterval: .microseconds(pollMicroseconds),
             clientWindows: clientWindows, rawWindows: rawWindows, connectBatch: connectBatch, memoryWindows: memoryWindows, listSizes: listSizes.counts, seedWriters: seedWriters,
-            settle: .milliseconds(Int(settleSeconds * 1_000)), server: server, parent: scratchParent)
+            settle: .milliseconds(Int(settleSeconds * 1_000)), restaurantWindows: restaurantWindows,
+            countdown: .milliseconds(Int(countdownSeconds * 1_000)), server: server, parent: scratchParent)
         let results = try await WindowsRun(settings: settings, logger: logger).run()
         let report = WindowsReport(context: context, results: results)
         print(report.plainText())
@@ -114,6 +124,8 @@ struct WindowsSettings: Sendable {
     let listSizes: [Int]
     let seedWriters: Int
     let settle: Duration
+    let restaurantWindows: Int
+    let countdown: Duration
     let server: String?
     let parent: URL
 }

@@ -16,16 +16,6 @@ struct WindowsRawFanOut: Sendable {
     let interval: Duration
     let connectBatch: Int
 
-    private static let timeout = Duration.seconds(120)
-
-    /// One window: its socket and what it has received.
-    private struct Window {
-        let descriptor: Int32
-        var framing = WindowsWebSocketFraming()
-        var upgraded = false
-        var rendered = false
-    }
-
     func run(windows count: Int) async throws -> WindowsFanOutResult {
         // Blocking in poll(2) is fine on a thread of its own, and would starve the cooperative pool.
         try await withCheckedThrowingContinuation { continuation in
@@ -37,26 +27,10 @@ struct WindowsRawFanOut: Sendable {
 
     private func measure(_ count: Int) throws -> WindowsFanOutResult {
         let clock = ContinuousClock()
-        var windows: [Window] = []
-        defer {
-            for window in windows {
-                try? WindowsPOSIX.write(WindowsWebSocketFraming.close, to: window.descriptor)
-                close(window.descriptor)
-            }
-        }
+        var windows = RawWindows()
+        defer { windows.closeAll() }
         let connectStart = clock.now
-        while windows.count < count {
-            let batch = min(connectBatch, count - windows.count)
-            for _ in 0..<batch {
-                let descriptor = try WindowsPOSIX.connect(port: port)
-                windows.append(Window(descriptor: descriptor))
-                try WindowsPOSIX.write(WindowsWebSocketFraming.upgradeRequest(port: port, app: WindowsFleet.app), to: descriptor)
-            }
-            try wait(&windows, indices: Array(windows.count - batch..<windows.count), what: "first renders", clock: clock) { _, window, message in
-                window.rendered = window.rendered || message.type == "render"
-                return window.rendered
-            }
-        }
+        try windows.open(count, port: port, app: WindowsFleet.app, batch: connectBatch, clock: clock)
         let connectTime = connectStart.duration(to: clock.now)
 
         var roundLatencies: [Duration] = []
@@ -68,8 +42,8 @@ struct WindowsRawFanOut: Sendable {
             var arrivals = [ContinuousClock.Instant?](repeating: nil, count: count)
             var acknowledged = false
             let sent = clock.now
-            try WindowsPOSIX.write(WindowsWebSocketFraming.action(ref: ref, name: "tap", node: "add"), to: windows[0].descriptor)
-            try wait(&windows, indices: Array(windows.indices), what: "the patch", clock: clock) { index, _, message in
+            try windows.send(WindowsWebSocketFraming.action(ref: ref, name: "tap", node: "add"), to: 0)
+            try windows.wait(for: Array(0..<count), what: "the patch", clock: clock) { index, message in
                 if message.type == "patch", arrivals[index] == nil { arrivals[index] = clock.now }
                 if index == 0, message.text == #"{"ref":\#(ref),"type":"ack","v":1}"# { acknowledged = true }
                 return arrivals[index] != nil && (index != 0 || acknowledged)
@@ -86,38 +60,6 @@ struct WindowsRawFanOut: Sendable {
         return WindowsFanOutResult(
             windows: count, rounds: rounds, roundLatencies: roundLatencies, windowLatencies: windowLatencies,
             connectTime: connectTime, serverCPU: cpuBefore.flatMap { before in cpuAfter.map { $0 - before } }, meanPollGap: nil)
-    }
-
-    /// Reads the windows at `indices` as their messages arrive, handing each message to `handle`,
-    /// until `handle` has said of every window that it is done. The upgrade response is taken
-    /// first, and answered with `hello`.
-    private func wait(
-        _ windows: inout [Window], indices: [Int], what: String, clock: ContinuousClock,
-        handle: (Int, inout Window, WindowsWebSocketFraming.Message) throws -> Bool
-    ) throws {
-        let deadline = clock.now.advanced(by: Self.timeout)
-        var pending = indices
-        while !pending.isEmpty {
-            var descriptors = pending.map { pollfd(fd: windows[$0].descriptor, events: Int16(POLLIN), revents: 0) }
-            let ready = poll(&descriptors, nfds_t(descriptors.count), 100)
-            guard ready >= 0 || errno == EINTR else { throw WindowsBenchmarkError.socket("poll: \(String(cString: strerror(errno)))") }
-            var done: Set<Int> = []
-            for (slot, index) in pending.enumerated() where descriptors[slot].revents != 0 {
-                windows[index].framing.append(try WindowsPOSIX.readAvailable(from: windows[index].descriptor))
-                if !windows[index].upgraded {
-                    guard try windows[index].framing.takeUpgradeResponse() else { continue }
-                    windows[index].upgraded = true
-                    try WindowsPOSIX.write(WindowsWebSocketFraming.hello, to: windows[index].descriptor)
-                }
-                while let message = try windows[index].framing.nextMessage() {
-                    if message.type == "error" { throw WindowsBenchmarkError.unexpected("a raw window was sent \(message.text)") }
-                    if try handle(index, &windows[index], message) { done.insert(index) }
-                }
-                for pong in windows[index].framing.takePongs() { try WindowsPOSIX.write(pong, to: windows[index].descriptor) }
-            }
-            pending.removeAll { done.contains($0) }
-            guard clock.now < deadline else { throw WindowsBenchmarkError.timedOut("\(what) at \(pending.count) of \(indices.count) raw windows") }
-        }
     }
 }
 #endif

@@ -34,6 +34,13 @@ struct WindowsReport: Sendable {
             lines.append("  Add (the fan-out patch), \(insert.utf8.count) bytes: \(insert)")
         }
         lines += ["", "Server memory: VmRSS of the server process"] + memoryLines.map { "  " + $0 }
+        if let restaurant = results.restaurant {
+            lines += ["", "Restaurant: window 0 taps Add to Order; time until every window's Order badge changed (raw windows)"]
+            lines += Self.table(Self.fanOutHeaders, Self.fanOutRows([restaurant.badge]))
+            lines += ["", "  POST /order; time until the order's row reached every window on the Order tab"]
+            lines += Self.table(Self.fanOutHeaders, Self.fanOutRows([restaurant.kitchen]))
+            lines += Self.restaurantLines(restaurant).map { "  " + $0 }
+        }
         lines += ["", "Targets"] + targetLines.map { "  " + $0 }
         lines += ["", "Notes"] + noteLines.map { "  " + $0 }
         return lines.joined(separator: "\n")
@@ -51,6 +58,13 @@ struct WindowsReport: Sendable {
         }
         lines += ["", "### Patch bytes", ""] + Self.markdownTable(Self.patchHeaders, patchRows)
         lines += ["", "### Server memory", ""] + memoryLines.map { "- " + $0 }
+        if let restaurant = results.restaurant {
+            lines += ["", "### Restaurant: badge and countdown", "", "Window 0 taps Add to Order; time until every window's Order badge changed (raw windows):", ""]
+            lines += Self.markdownTable(Self.fanOutHeaders, Self.fanOutRows([restaurant.badge]))
+            lines += ["", "`POST /order`; time until the order's row reached every window on the Order tab:", ""]
+            lines += Self.markdownTable(Self.fanOutHeaders, Self.fanOutRows([restaurant.kitchen]))
+            lines += [""] + Self.restaurantLines(restaurant).map { "- " + $0 }
+        }
         lines += ["", "### Targets", ""] + targetLines.map { "- " + $0 }
         lines += ["", "### Notes", ""] + noteLines.map { "- " + $0 }
         return lines.joined(separator: "\n")
@@ -85,6 +99,21 @@ struct WindowsReport: Sendable {
                 + [result.serverCPUPerRound.map { String(format: "%.2f", $0.milliseconds) } ?? "-"]
                 + [result.meanPollGap.map { String(format: "%.3f", $0.milliseconds) } ?? "-"]
         }
+    }
+
+    private static func restaurantLines(_ restaurant: WindowsRestaurantResult) -> [String] {
+        func spread(_ values: [Int]) -> String {
+            guard let low = values.min(), let high = values.max() else { return "-" }
+            let mean = Double(values.reduce(0, +)) / Double(values.count)
+            return low == high ? "\(low) B" : String(format: "%.1f B (%d to %d)", mean, low, high)
+        }
+        return [
+            "Bytes per window for the badge (every other window, every round): " + spread(restaurant.badgeBytesPerWindow),
+            "Bytes per window for an order arriving in the kitchen: " + spread(restaurant.kitchenBytesPerWindow),
+            String(format: "While the countdown showed: %d bytes to %@ windows in %.1f s = %.2f B/s per window",
+                   restaurant.quietBytes, Report.grouped(Double(restaurant.windows)), restaurant.quiet.seconds,
+                   restaurant.quietBytesPerSecondPerWindow),
+        ]
     }
 
     private var patchRows: [[String]] {
@@ -122,6 +151,10 @@ struct WindowsReport: Sendable {
         let largest = results.patches.map(\.patchBytes).max() ?? 0
         lines.append("Patch < \(Self.patchLimit) bytes at every list size: \(sizes) -> \(largest < Self.patchLimit ? "PASS" : "MISS")")
         lines.append("Patch the same at every list size: " + sameSizeVerdict)
+        if let restaurant = results.restaurant {
+            lines.append(String(format: "Bytes per second per window while a countdown shows = 0: %.2f", restaurant.quietBytesPerSecondPerWindow)
+                + " -> \(restaurant.quietBytes == 0 ? "PASS" : "MISS")")
+        }
         let perWindow = results.memory.kilobytesPerWindow
         lines.append(String(format: "Server memory < %.0f KiB per window: %.1f KiB", Self.memoryLimitKilobytes, perWindow)
             + " -> \(perWindow < Self.memoryLimitKilobytes ? "PASS" : "MISS")")

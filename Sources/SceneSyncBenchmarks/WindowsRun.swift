@@ -30,6 +30,8 @@ struct WindowsResults: Sendable {
     let rawFanOut: [WindowsFanOutResult]
     let patches: [WindowsPatchResult]
     let memory: WindowsMemoryResult
+    /// Restaurant's badge and countdown, or `nil` if not asked for.
+    let restaurant: WindowsRestaurantResult?
     /// Lines the servers logged at `error` level or above, and trouble stopping them.
     let serverProblems: [String]
     let wallTime: Duration
@@ -59,6 +61,7 @@ struct WindowsRun {
         var fanOut: [WindowsFanOutResult] = []
         var rawFanOut: [WindowsFanOutResult] = []
         var memory: WindowsMemoryResult?
+        var restaurant: WindowsRestaurantResult?
         var serverProblems: [String] = []
         for (index, items) in settings.listSizes.enumerated() {
             let scratch = settings.parent.appendingPathComponent("scenesync-bench-windows-\(UUID().uuidString)", isDirectory: true)
@@ -75,11 +78,19 @@ struct WindowsRun {
                 progress("Patch bytes at \(items) items")
                 patches.append(try await WindowsPatchSize(port: server.port).run(items: items, editing: keys[0]))
                 if index == 0 { (fanOut, rawFanOut) = try await measureFanOut(server) }
+                if index == 0, settings.restaurantWindows > 0 {
+                    progress("Restaurant: \(settings.restaurantWindows) windows, badge and countdown")
+                    restaurant = try await WindowsRestaurant(
+                        port: server.port, serverPID: server.pid, rounds: settings.largeRounds, warmup: settings.warmup,
+                        interval: settings.interval, connectBatch: settings.connectBatch, quiet: settings.countdown
+                    ).run(windows: settings.restaurantWindows)
+                    await server.waitUntilIdle()
+                }
             }
         }
         return WindowsResults(
             settings: settings, server: executable, fileLimit: fileLimit, loadAverageAtEnd: ProcessCPU.loadAverage(),
-            fanOut: fanOut, rawFanOut: rawFanOut, patches: patches, memory: memory!, serverProblems: serverProblems, wallTime: start.duration(to: clock.now))
+            fanOut: fanOut, rawFanOut: rawFanOut, patches: patches, memory: memory!, restaurant: restaurant, serverProblems: serverProblems, wallTime: start.duration(to: clock.now))
     }
 
     private func measureMemory(_ server: WindowsServerProcess) async throws -> WindowsMemoryResult {

@@ -58,6 +58,11 @@ public struct MenuAPI: Sendable {
         router.get("/images/:file") { request, context in
             image(request, file: context.parameters.get("file") ?? "")
         }
+        router.head("/images/:file") { request, context in
+            var response = image(request, file: context.parameters.get("file") ?? "")
+            response.body = ResponseBody()
+            return response
+        }
     }
 
     private func order(_ request: Request, context: some RequestContext) async throws -> Response {
@@ -108,7 +113,9 @@ public struct MenuAPI: Sendable {
     // MARK: - Responses
 
     static func json(_ value: some Encodable) throws -> Response {
-        let data = try JSONEncoder().encode(value)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes
+        let data = try encoder.encode(value)
         return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
