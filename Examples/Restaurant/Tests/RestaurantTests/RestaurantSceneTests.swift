@@ -204,6 +204,27 @@ struct RestaurantSceneTests {
     }
 }
 
+extension RestaurantSceneTests {
+    /// The seed's concern: the sink holds its owner weakly, so letting go of the controller ends
+    /// the pipeline even if no one called `stop()`.
+    @Test func aBadgeControllerLetGoOfEndsItsSubscriptionWithoutStop() async throws {
+        let (host, restaurant) = try await launch(try StorageKind.inMemory.make())
+        let window = try await host.openWindow()
+        try await restaurant.addToOrder(menuItemID: 1, origin: nil)
+        // The window's own pipeline has subscribed once its badge shows.
+        try await host.waitUntil("the window's badge") { badge(window) == "1" }
+        let sceneWindow = try #require(window.scene?.window)
+        let baseline = restaurant.controller.subscriberCount
+        var controller: OrderBadgeController? = OrderBadgeController(window: sceneWindow, tab: TabID.order)
+        weak let released = controller
+        controller?.start(following: restaurant)
+        try await host.waitUntil("the pipeline to subscribe") { restaurant.controller.subscriberCount == baseline + 1 }
+        controller = nil
+        #expect(released == nil, "no retain cycle through the sink")
+        try await host.waitUntil("the subscription to end") { restaurant.controller.subscriberCount == baseline }
+    }
+}
+
 extension HostedWindow {
     /// The messages of the notices the window shows.
     var noticeTexts: [String] {
