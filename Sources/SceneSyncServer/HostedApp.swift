@@ -16,12 +16,14 @@ public import ServiceLifecycle
 /// An app with an API, pictures and a timer adds them once its application has launched:
 ///
 /// ```swift
-/// HostedApp(name: "restaurant", title: "Restaurant", summary: "…", makeDelegate: { RestaurantAppDelegate(logger: $0) }) { launched in
-///     let controller = (launched.application.delegate as! RestaurantAppDelegate).controller
+/// HostedApp(name: "restaurant", title: "Restaurant", summary: "…",
+///           makeDelegate: { RestaurantAppDelegate(menu: menu, images: images, logger: $0) }) { launched in
+///     guard let restaurant = (launched.application.delegate as? RestaurantAppDelegate)?.restaurant else { throw … }
+///     let api = try MenuAPI(restaurant: restaurant, images: images)
 ///     return HostedApp.Parts(
-///         routes: { router in router.get("/categories") { _, _ in try await controller.categories() } },
-///         assets: Bundle.module.url(forResource: "Images", withExtension: nil),
-///         services: [KitchenTimer(controller: controller)])
+///         routes: { api.addRoutes(to: $0) },             // GET /categories, GET /menu, POST /order …
+///         assets: images?.folder,                       // the dishes' pictures, at /restaurant/assets/
+///         services: [KitchenService(timer: KitchenTimer(restaurant: restaurant, logger: launched.logger))])
 /// }
 /// ```
 public struct HostedApp: Sendable {
