@@ -3,6 +3,10 @@ public import SceneSync
 
 /// The restaurant's state: the order every window shares, and the orders in the kitchen.
 public struct RestaurantState: ModelState, Equatable {
+    public static func == (lhs: RestaurantState, rhs: RestaurantState) -> Bool {
+        lhs.order == rhs.order && lhs.kitchen == rhs.kitchen
+    }
+
     public typealias Event = RestaurantEvent
 
     /// The shared order's dishes, in the order the user gave them.
@@ -21,6 +25,7 @@ public struct RestaurantState: ModelState, Equatable {
     /// Loads the state saved by ``apply(_:)``.
     public init(records: RecordSet) throws {
         order = try records.decode(Self.orderCollection, as: [OrderLine].self)[Self.orderKey] ?? []
+        orderTotalInCents = order.reduce(0) { $0 + $1.priceInCents }
         kitchen = try records.decode(Self.kitchenCollection, as: KitchenOrder.self).values.sorted { $0.number < $1.number }
     }
 
@@ -30,8 +35,8 @@ public struct RestaurantState: ModelState, Equatable {
     /// The orders the kitchen is still making, oldest first.
     public var ordersInPreparation: [KitchenOrder] { kitchen.filter { !$0.isReady } }
 
-    /// The shared order's total, in cents.
-    public var orderTotalInCents: Int { order.reduce(0) { $0 + $1.priceInCents } }
+    /// The shared order's total, in cents; kept as the order changes, so reading it costs nothing.
+    public private(set) var orderTotalInCents = 0
 
     /// The index of the shared order's line `id`.
     public func index(ofLine id: UUID) -> Int? { order.firstIndex { $0.id == id } }
@@ -43,10 +48,11 @@ public struct RestaurantState: ModelState, Equatable {
         switch event {
         case let .itemAdded(line, index):
             order.insert(line, at: min(max(index, 0), order.count))
+            orderTotalInCents += line.priceInCents
             return [saveOrder()]
         case let .itemRemoved(id, index):
             guard order.indices.contains(index), order[index].id == id else { return [] }
-            order.remove(at: index)
+            orderTotalInCents -= order.remove(at: index).priceInCents
             return [saveOrder()]
         case let .itemMoved(id, from, to):
             guard order.indices.contains(from), order[from].id == id else { return [] }
@@ -59,6 +65,7 @@ public struct RestaurantState: ModelState, Equatable {
             var changes: [RecordChange] = [save(submitted)]
             if submitted.source == .sharedOrder {
                 order = []
+                orderTotalInCents = 0
                 changes.append(.delete(collection: Self.orderCollection, key: Self.orderKey))
             }
             return changes + forgetOldReadyOrders()

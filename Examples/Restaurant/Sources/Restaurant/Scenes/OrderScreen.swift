@@ -120,43 +120,55 @@ public final class OrderScreen: ScreenController {
     // MARK: - Events
 
     private func apply(_ event: RestaurantEvent) {
-        let before = state
-        _ = state.apply(event)
+        // Only what the patches need of the state before the event, and nothing the size of the
+        // order: a copy of the state would cost every window a copy of the order on every event.
+        let hadLines = !state.order.isEmpty
+        let totalBefore = state.orderTotalInCents
         var patches: [Patch] = []
         switch event {
         case let .itemAdded(line, _):
-            guard before.index(ofLine: line.id) == nil, let index = state.index(ofLine: line.id) else { return }
-            if before.order.isEmpty { patches.append(.remove(id: NodeID.emptyOrder)) }
+            guard state.index(ofLine: line.id) == nil else { return }
+            _ = state.apply(event)
+            guard let index = state.index(ofLine: line.id) else { return }
+            if !hadLines { patches.append(.remove(id: NodeID.emptyOrder)) }
             patches.append(.insert(parent: NodeID.lines, index: index, node: row(for: line)))
         case let .itemRemoved(id, _):
-            guard before.index(ofLine: id) != nil, state.index(ofLine: id) == nil else { return }
+            guard state.index(ofLine: id) != nil else { return }
+            _ = state.apply(event)
+            guard state.index(ofLine: id) == nil else { return }
             patches.append(.remove(id: NodeID.line(id)))
             if state.order.isEmpty { patches.append(.insert(parent: NodeID.lines, index: 0, node: emptyOrder)) }
         case let .itemMoved(id, _, _):
-            guard let index = state.index(ofLine: id), before.index(ofLine: id) != index else { return }
+            let from = state.index(ofLine: id)
+            _ = state.apply(event)
+            guard let index = state.index(ofLine: id), index != from else { return }
             return update([.move(id: NodeID.line(id), index: index)])
         case let .orderSubmitted(order):
-            if order.source == .sharedOrder, !before.order.isEmpty {
+            let kitchenBefore = state.kitchen
+            _ = state.apply(event)
+            if order.source == .sharedOrder, hadLines {
                 patches.append(.replace(id: NodeID.lines, node: linesSection, transition: nil))
             }
-            patches += kitchenPatches(from: before)
+            patches += kitchenPatches(from: kitchenBefore)
         case let .orderReady(number):
-            patches += kitchenPatches(from: before)
-            if state.kitchenOrder(number)?.isReady == true, before.kitchenOrder(number)?.isReady == false {
+            let kitchenBefore = state.kitchen
+            _ = state.apply(event)
+            patches += kitchenPatches(from: kitchenBefore)
+            if state.kitchenOrder(number)?.isReady == true, kitchenBefore.first(where: { $0.number == number })?.isReady == false {
                 patches.append(.set(NodeID.kitchenOrder(number), [.detail: .string("Ready"), .countdown: .null]))
             }
         }
-        if before.orderTotalInCents != state.orderTotalInCents || before.order.isEmpty != state.order.isEmpty {
+        if totalBefore != state.orderTotalInCents || hadLines == state.order.isEmpty {
             patches.append(.set(NodeID.lines, .footer, to: footer.map(ViewValue.string) ?? .null))
         }
         update(patches)
     }
 
     /// The kitchen's rows that came and went: a new order goes on top, forgotten ones leave.
-    private func kitchenPatches(from before: RestaurantState) -> [Patch] {
+    private func kitchenPatches(from before: [KitchenOrder]) -> [Patch] {
         let now = Set(state.kitchen.map(\.number))
-        let was = Set(before.kitchen.map(\.number))
-        var patches: [Patch] = before.kitchen.filter { !now.contains($0.number) }.map { .remove(id: NodeID.kitchenOrder($0.number)) }
+        let was = Set(before.map(\.number))
+        var patches: [Patch] = before.filter { !now.contains($0.number) }.map { .remove(id: NodeID.kitchenOrder($0.number)) }
         if was.isEmpty, !now.isEmpty { patches.append(.remove(id: NodeID.emptyKitchen)) }
         // Newest first: an added order is the newest.
         for order in state.kitchen.reversed() where !was.contains(order.number) {
