@@ -56,7 +56,7 @@ struct Serve: AsyncParsableCommand {
         do {
             menu = try menuFile.map { try Menu(contentsOf: URL(fileURLWithPath: $0)) } ?? Menu.standard()
         } catch {
-            throw ValidationError("\(menuFile.map { "--menu \($0)" } ?? "The standard menu") cannot be used. \(error)")
+            throw StartupError(description: "\(menuFile.map { "--menu \($0)" } ?? "The standard menu") cannot be used. \(error)")
         }
         return [
             HostedApp(name: "lootlogger", title: "LootLogger", summary: "An inventory of your possessions, in step in every window.") {
@@ -100,6 +100,11 @@ struct Serve: AsyncParsableCommand {
         // Unbuffered, so the address shows at once even when output goes to a pipe.
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
     }
+}
+
+/// Why the server did not start: said in one line, without the usage a mistyped option gets.
+struct StartupError: Error, CustomStringConvertible {
+    let description: String
 }
 
 /// `--durability`, as SQLite's `synchronous` setting.
