@@ -23,9 +23,11 @@ def free_port():
 
 
 class Server:
-    """One `scenesync` process; can be stopped and started again on the same port and data."""
+    """One `scenesync` process; can be stopped and started again on the same port and data.
+    `args` are further command-line options, such as `["--kitchen-minute", "0.05"]`."""
 
-    def __init__(self):
+    def __init__(self, args=()):
+        self.args = [str(arg) for arg in args]
         self.port = free_port()
         self.data = tempfile.mkdtemp(prefix="scenesync-e2e-")
         self.url = f"http://127.0.0.1:{self.port}"
@@ -35,7 +37,7 @@ class Server:
     def start(self):
         self.process = subprocess.Popen(
             [SERVER, "--port", str(self.port), "--data-dir", self.data,
-             "--log-level", os.environ.get("SCENESYNC_LOG_LEVEL", "info")],
+             "--log-level", os.environ.get("SCENESYNC_LOG_LEVEL", "info"), *self.args],
             stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.time() + 30
         while time.time() < deadline:
@@ -79,6 +81,25 @@ def server():
     s.start()
     yield s
     s.close()
+
+
+@pytest.fixture
+def start_server():
+    """Starts servers with further options, each closed after the test:
+
+        def test_kitchen(start_server):
+            server = start_server("--kitchen-minute", "0.05")
+    """
+    servers = []
+
+    def start(*args):
+        s = Server(args=args)
+        servers.append(s)
+        s.start()
+        return s
+    yield start
+    for s in servers:
+        s.close()
 
 
 def chromium(color_scheme="light"):

@@ -134,3 +134,84 @@ def test_the_connection_indicator_while_reconnecting(browser, server):
     assert_accessible(browser, "reconnecting")
     server.start()
     connected(browser)
+
+
+# MARK: - Restaurant
+
+
+def test_restaurant_every_screen(browser, start_server):
+    """Restaurant's screens, in the order a person meets them: the categories, the Order tab empty,
+    a category's dishes, a dish's detail (and its notice), the Order tab with a dish (and the badge),
+    in edit mode, with the submit confirmation, and with the kitchen's orders (one Ready, one
+    counting down)."""
+    import test_restaurant as r
+    # A kitchen minute of 0.25 s: one dish is ready in about a second; a big order takes long
+    # enough to be counting down through the checks.
+    server = start_server("--kitchen-minute", "0.25")
+    driver = browser
+    r.open_restaurant(driver, server)
+    assert_accessible(driver, "restaurant: categories")
+    r.show_order(driver)
+    r.until(driver, lambda t: "Your order is empty" in r.order_texts(t) and "No orders yet" in r.order_texts_kitchen(t),
+            "the empty order and kitchen")
+    assert_accessible(driver, "restaurant: empty order")
+    r.show_tab(driver, "Menu")
+    r.open_dish(driver, "Desserts", r.SUNDAE)
+    r.back(driver, "Desserts")
+    assert_accessible(driver, "restaurant: a category's dishes")
+    r.press(driver, "button", r.SUNDAE, within=r.main)
+    r.until(driver, lambda t: r.title(t) == r.SUNDAE and r.image(r.main(t), r.SUNDAE), "the dish's detail")
+    assert_accessible(driver, "restaurant: dish detail")
+    r.add(driver, r.SUNDAE)
+    notice = r.element(driver, r.tree(driver).find("region", "Notices").find("status"))
+    ActionChains(driver).move_to_element(notice).perform()  # keeps it up while axe runs
+    assert_accessible(driver, "restaurant: dish detail with the added notice")
+    r.show_order(driver)
+    r.until(driver, lambda t: r.order_lines(t) == [(r.SUNDAE, "$6.00")] and r.badge(t) == "1", "the order with a dish")
+    assert_accessible(driver, "restaurant: order with a dish and the badge")
+    r.press(driver, "button", "Edit", within=lambda t: t.find("banner"))
+    r.until(driver, lambda t: r.main(t).find("button", "Reorder"), "edit mode")
+    assert_accessible(driver, "restaurant: order in edit mode")
+    r.press(driver, "button", "Done", within=lambda t: t.find("banner"))
+    r.press(driver, "button", "Submit", within=lambda t: t.find("banner"))
+    r.until(driver, r.alert, "the confirmation")
+    assert_accessible(driver, "restaurant: submit confirmation")
+    r.press(driver, "button", "Submit", within=r.alert)
+    r.until(driver, lambda t: r.kitchen(t) == [("Order #1", "1 dish · $6.00 Ready")], "the order ready")
+    # 125 dishes: 25 minutes for the steak, 124 to plate the rest: 37 s at 0.25 s a minute.
+    assert r.post_order(server, [15] * 125)[0] == 200
+    r.until(driver, lambda t: [n for n, _ in r.kitchen(t)] == ["Order #2", "Order #1"]
+            and r.countdown_text(driver, "Order #2"), "the counting order above the ready one")
+    assert_accessible(driver, "restaurant: kitchen with a countdown and a ready order")
+
+
+_UNDER_BARS = """
+const [target, from] = arguments;
+scrollTo(0, from === "top" ? 0 : document.documentElement.scrollHeight);
+target.scrollIntoView({block: "nearest"});  // as find in page and a screen reader's cursor scroll
+const box = target.getBoundingClientRect();
+const navbar = document.querySelector("header").getBoundingClientRect();
+const tabs = document.querySelector("nav").getBoundingClientRect();
+return {top: box.top, bottom: box.bottom, navbar: navbar.bottom, tabs: tabs.top};
+"""
+
+
+def test_restaurant_what_scrolls_into_view_is_not_under_the_bars(browser, start_server):
+    """In a short window, a control scrolled into view (by the browser, for focus, find in page or
+    a screen reader) must come to rest clear of the sticky navigation bar and the fixed tab bar
+    (WCAG 2.4.11, focus not obscured)."""
+    import test_restaurant as r
+    server = start_server()
+    browser.set_window_size(1024, 560)
+    r.open_restaurant(browser, server)
+    r.open_dish(browser, "Entrees", "Spaghetti and Meatballs")
+    r.settled(browser)
+    add = r.element(browser, r.tree(browser).find("button", "Add to Order"))
+    box = browser.execute_script(_UNDER_BARS, add, "top")
+    assert box["bottom"] <= box["tabs"], f"Add to Order under the tab bar: {box}"
+    r.back(browser, "Entrees")
+    r.back(browser, "Menu")
+    r.settled(browser)
+    first = r.element(browser, r.main(r.tree(browser)).find("button", "Appetizers"))
+    box = browser.execute_script(_UNDER_BARS, first, "bottom")
+    assert box["top"] >= box["navbar"], f"the first row under the navigation bar: {box}"

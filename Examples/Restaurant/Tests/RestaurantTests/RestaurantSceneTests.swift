@@ -153,6 +153,7 @@ struct RestaurantSceneTests {
         try await host.waitUntil("the order on the left") { left.node(Order.kitchenOrder(order.number)) != nil }
         #expect(rows(Order.lines, in: left) == ["Lemon Tart"], "the shared order stays")
         try await host.perform("select", on: tab(TabID.order), in: right)
+        try await host.waitUntil("the order on the right") { right.node(Order.kitchenOrder(order.number)) != nil }
         #expect(right.node(Order.kitchenOrder(order.number))?.props["subtitle"] == "2 dishes · $13.00")
         #expect(badge(right) == "1")
     }

@@ -35,10 +35,10 @@ public struct KitchenClock: Sendable {
     /// What time it is.
     public var now: Date { currentDate() }
 
-    /// The moment `minutes` of preparation after `date`, on a whole second, so that every
-    /// countdown to it ticks on the same beat.
+    /// The moment `minutes` of preparation after `date`, on the whole second before it, so that
+    /// every countdown ticks on the same beat and none starts above the minutes promised.
     public func date(_ minutes: Int, minutesAfter date: Date) -> Date {
-        Date(timeIntervalSince1970: date.addingTimeInterval(Self.seconds(minute * minutes)).timeIntervalSince1970.rounded(.up))
+        Date(timeIntervalSince1970: date.addingTimeInterval(Self.seconds(minute * minutes)).timeIntervalSince1970.rounded(.down))
     }
 
     /// Waits until `date`, or returns at once if it has passed.

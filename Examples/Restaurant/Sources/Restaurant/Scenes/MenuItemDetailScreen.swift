@@ -47,7 +47,7 @@ public final class MenuItemDetailScreen: ScreenController {
         parts += [
             .text(id: NodeID.name, item.name, style: .title),
             .text(id: NodeID.description, item.description),
-            .text(id: NodeID.price, Money.format(cents: item.priceInCents), style: .title),
+            .text(id: NodeID.price, Money.format(cents: item.priceInCents)),
             .button(id: NodeID.add, label: "Add to Order", role: .primary) { [weak self] in try await self?.addToOrder() },
         ]
         return [.stack(id: NodeID.stack, children: parts)]

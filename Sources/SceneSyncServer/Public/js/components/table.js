@@ -51,11 +51,12 @@ export const row = {
   create(node, context) {
     const id = nodeId(node);
     const send = (name, value) => context.send(id, name, value);
+    const titleId = uid("title");
     const subtitleId = uid("subtitle");
     const detailId = uid("detail");
     const countdownId = uid("countdown");
     const image = h("img", { class: "ss-row-image", alt: "", hidden: true, loading: "lazy", decoding: "async" });
-    const title = h("span", { class: "ss-row-title" });
+    const title = h("span", { class: "ss-row-title", id: titleId });
     const subtitle = h("span", { class: "ss-row-subtitle", id: subtitleId, hidden: true });
     const detail = h("span", { class: "ss-row-detail", id: detailId, hidden: true });
     const chevron = h("span", { class: "ss-row-chevron", hidden: true }, icon("chevronRight"));
@@ -64,9 +65,15 @@ export const row = {
     main.addEventListener("click", () => send(ACTION.select));
 
     const menu = new Menu((name) => send(name));
-    const del = h("button", { type: "button", class: "ss-row-delete", "aria-label": TEXT.delete, title: TEXT.delete, hidden: true }, icon("minus"));
+    // Every row has a Delete and a Reorder: each says which row it is for (its description is the
+    // row's title), or a list of controls would read "Delete, Delete, Delete".
+    const del = h("button", {
+      type: "button", class: "ss-row-delete", "aria-label": TEXT.delete, "aria-describedby": titleId, title: TEXT.delete, hidden: true,
+    }, icon("minus"));
     del.addEventListener("click", () => send(ACTION.delete));
-    const handle = h("button", { type: "button", class: "ss-row-handle", "aria-label": TEXT.reorder, hidden: true }, icon("grip"));
+    const handle = h("button", {
+      type: "button", class: "ss-row-handle", "aria-label": TEXT.reorder, "aria-describedby": titleId, hidden: true,
+    }, icon("grip"));
     const error = h("div", { class: "ss-inline-error", role: "alert", hidden: true });
     const el = h("div", { class: "ss-row", role: "listitem" },
       h("div", { class: "ss-row-line" }, del, main, menu.button, handle), menu.list, error);
