@@ -201,7 +201,7 @@ struct RestaurantSceneTests {
         await host.disconnect(window)
         try await host.waitUntil("the subscriptions to end") { restaurant.controller.subscriberCount == baseline }
         try await host.waitUntil("the badge controller to be released") { badgeController == nil }
-        #expect(sceneDelegate == nil, "no retain cycle keeps the scene delegate")
+        try await host.waitUntil("the scene delegate to be released: no retain cycle keeps it") { sceneDelegate == nil }
     }
 }
 
