@@ -39,8 +39,13 @@ public struct Item: Codable, Equatable, Hashable, Sendable, Identifiable {
 public enum ItemLimits {
     /// The longest name, in characters.
     public static let maximumNameLength = 200
+    /// The most a name may take in UTF-8, so that a character heaped with combining marks cannot
+    /// pass the character limit at any size.
+    public static let maximumNameBytes = 800
     /// The longest serial number, in characters.
     public static let maximumSerialNumberLength = 64
+    /// The most a serial number may take in UTF-8.
+    public static let maximumSerialNumberBytes = 256
     /// The highest value in dollars.
     public static let maximumValue = 1_000_000_000
 }

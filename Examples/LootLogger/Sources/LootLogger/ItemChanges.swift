@@ -1,4 +1,5 @@
 import Foundation
+import SceneSync
 
 /// An edit to one or more fields of an item, as a person typed it. Fields left `nil` are not
 /// touched, so two windows that edit different fields of one item both keep their edit.
@@ -25,19 +26,27 @@ public struct ItemChanges: Sendable, Equatable {
 
 /// The checks every intent's fields pass before anything changes.
 public enum ItemValidation {
-    /// A name with surrounding white space removed, or an error.
+    /// A name without the white space and invisible characters around it, or an error: a name
+    /// that shows nothing (white space, control characters, joiners, fillers) is empty.
     public static func name(_ text: String) throws(ItemStoreError) -> String {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty else { throw .emptyName }
+        let trimmed = VisibleText.trimmed(text)
+        guard VisibleText.hasVisibleContent(trimmed) else { throw .emptyName }
         guard trimmed.count <= ItemLimits.maximumNameLength else { throw .nameTooLong(length: trimmed.count) }
+        guard trimmed.utf8.count <= ItemLimits.maximumNameBytes else { throw .nameTooLarge(bytes: trimmed.utf8.count) }
         return trimmed
     }
 
-    /// A serial number with surrounding white space removed (`nil` if empty), or an error.
+    /// A serial number without the white space and invisible characters around it (`nil` if
+    /// nothing visible is left), or an error.
     public static func serialNumber(_ text: String?) throws(ItemStoreError) -> String? {
-        guard let trimmed = text?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else { return nil }
+        guard let text else { return nil }
+        let trimmed = VisibleText.trimmed(text)
+        guard VisibleText.hasVisibleContent(trimmed) else { return nil }
         guard trimmed.count <= ItemLimits.maximumSerialNumberLength else {
             throw .serialNumberTooLong(length: trimmed.count)
+        }
+        guard trimmed.utf8.count <= ItemLimits.maximumSerialNumberBytes else {
+            throw .serialNumberTooLarge(bytes: trimmed.utf8.count)
         }
         return trimmed
     }

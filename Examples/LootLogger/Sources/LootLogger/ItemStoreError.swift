@@ -2,12 +2,16 @@ public import Foundation
 
 /// Why the item store refused an intent. Nothing changes when it does.
 public enum ItemStoreError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The name is empty or only white space.
+    /// The name is empty, or shows nothing: only white space or invisible characters.
     case emptyName
     /// The name has more than ``ItemLimits/maximumNameLength`` characters.
     case nameTooLong(length: Int)
+    /// The name takes more than ``ItemLimits/maximumNameBytes`` bytes of UTF-8.
+    case nameTooLarge(bytes: Int)
     /// The serial number has more than ``ItemLimits/maximumSerialNumberLength`` characters.
     case serialNumberTooLong(length: Int)
+    /// The serial number takes more than ``ItemLimits/maximumSerialNumberBytes`` bytes of UTF-8.
+    case serialNumberTooLarge(bytes: Int)
     /// The value is not a whole number of dollars from 0 to ``ItemLimits/maximumValue``.
     case invalidValue(String)
     /// No item has this key (it may have been removed in another window).
@@ -20,8 +24,8 @@ public enum ItemStoreError: Error, Equatable, Sendable, CustomStringConvertible 
     /// The field the error is about, so a form can show it next to that field.
     public var field: Item.Field? {
         switch self {
-        case .emptyName, .nameTooLong: .name
-        case .serialNumberTooLong: .serialNumber
+        case .emptyName, .nameTooLong, .nameTooLarge: .name
+        case .serialNumberTooLong, .serialNumberTooLarge: .serialNumber
         case .invalidValue: .valueInDollars
         case .unknownItem, .moveOutOfRange, .notSaved: nil
         }
@@ -34,6 +38,10 @@ public enum ItemStoreError: Error, Equatable, Sendable, CustomStringConvertible 
             "An item needs a name."
         case let .nameTooLong(length):
             "A name can have at most \(ItemLimits.maximumNameLength) characters; this one has \(length)."
+        case let .nameTooLarge(bytes):
+            "A name can take at most \(ItemLimits.maximumNameBytes) bytes; this one takes \(bytes) (accents and symbols take several)."
+        case let .serialNumberTooLarge(bytes):
+            "A serial number can take at most \(ItemLimits.maximumSerialNumberBytes) bytes; this one takes \(bytes)."
         case let .serialNumberTooLong(length):
             "A serial number can have at most \(ItemLimits.maximumSerialNumberLength) characters; this one has \(length)."
         case let .invalidValue(text):

@@ -1,0 +1,42 @@
+/// Text as a person sees it, for validating what people type: names, serial numbers, messages.
+///
+/// A name of a single NUL, a zero-width joiner (U+200D), a byte order mark (U+FEFF) or a Hangul
+/// filler (U+3164) looks empty, and one letter under 30,000 combining marks counts as one
+/// character but takes 60 KB. So text is checked for something visible once white space, control
+/// and format characters and other invisible code points are set aside, and is limited in bytes
+/// as well as in characters.
+///
+/// ```swift
+/// let name = VisibleText.trimmed(typed)
+/// guard VisibleText.hasVisibleContent(name) else { throw .emptyName }
+/// guard name.utf8.count <= 800 else { throw .nameTooLarge(bytes: name.utf8.count) }
+/// ```
+public enum VisibleText {
+    /// Whether `text` has at least one character a person can see.
+    public static func hasVisibleContent(_ text: String) -> Bool {
+        text.unicodeScalars.contains { !isInvisible($0) }
+    }
+
+    /// `text` without the invisible code points (see ``isInvisible(_:)``) at either end.
+    public static func trimmed(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isInvisible($0) }),
+              let last = scalars.lastIndex(where: { !isInvisible($0) }) else { return "" }
+        return String(scalars[first...last])
+    }
+
+    /// Whether a code point draws nothing by itself: white space, a control or format character,
+    /// a default-ignorable code point (joiners, fillers, variation selectors), a lone surrogate,
+    /// or a blank glyph such as the Hangul filler or the empty Braille pattern.
+    public static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        let properties = scalar.properties
+        if properties.isWhitespace || properties.isDefaultIgnorableCodePoint { return true }
+        switch properties.generalCategory {
+        case .control, .format, .surrogate, .lineSeparator, .paragraphSeparator, .spaceSeparator:
+            return true
+        default:
+            // Blank glyphs Unicode does not class as ignorable.
+            return scalar.value == 0x2800 || scalar.value == 0x115F || scalar.value == 0x1160 || scalar.value == 0x3164 || scalar.value == 0xFFA0
+        }
+    }
+}
