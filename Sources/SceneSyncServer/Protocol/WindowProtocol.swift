@@ -21,30 +21,18 @@ public enum WindowProtocol {
         case welcome, render, patch, resumed, ack, error, open, shutdown, pong
     }
 
-    /// Decodes a message a window sent, reading its JSON once.
+    /// Decodes a message a window sent, reading its JSON once and strictly: the version is the
+    /// integer 1, numbers the protocol counts with are integers written as integers, a field
+    /// appears once, and a message has only its type's fields.
     public static func decodeClientMessage(_ data: Data) throws(WindowProtocolError) -> ClientMessage {
         guard data.count <= maximumMessageSize else { throw .tooLarge(size: data.count, limit: maximumMessageSize) }
+        let json: StrictJSON
         do {
-            return try JSONDecoder().decode(StrictClientMessage.self, from: data).message
-        } catch let error as WindowProtocolError {
-            throw error
-        } catch let DecodingError.valueNotFound(_, context) where context.codingPath.isEmpty {
-            throw .malformed("a message is a JSON object")
-        } catch let DecodingError.typeMismatch(_, context) where context.codingPath.isEmpty {
-            throw .malformed("a message is a JSON object")
-        } catch let DecodingError.dataCorrupted(context) where context.codingPath.isEmpty {
-            throw .malformed("not JSON")
-        } catch let DecodingError.keyNotFound(key, context) {
-            throw .malformed("missing \"\((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))\"")
-        } catch let DecodingError.typeMismatch(_, context) {
-            throw .malformed("wrong type for \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\"")
-        } catch let DecodingError.valueNotFound(_, context) {
-            throw .malformed("null for \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\"")
-        } catch let DecodingError.dataCorrupted(context) {
-            throw .malformed(context.debugDescription)
+            json = try StrictJSON.parse(data)
         } catch {
-            throw .malformed("\(error)")
+            throw .malformed("not JSON: \(error.reason) at byte \(error.offset)")
         }
+        return try StrictClientMessage.decode(json)
     }
 
     /// Encodes a message for a window: the JSON text `JSONEncoder` gives for it with sorted keys,
@@ -125,66 +113,106 @@ public enum ClientMessage: Equatable, Sendable {
 
 }
 
-/// A window's message read strictly in one pass: `type` and `v` first, then only the fields its
-/// type has. Everything it refuses is a ``WindowProtocolError``.
-private struct StrictClientMessage: Decodable {
-    let message: ClientMessage
-
-    private struct Key: CodingKey {
-        let stringValue: String
-        var intValue: Int? { nil }
-        init(_ name: String) { stringValue = name }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Key.self)
-        guard let typeName = try? container.decode(String.self, forKey: Key("type")) else {
-            throw WindowProtocolError.malformed("missing \"type\"")
-        }
+/// A window's message read from strict JSON: `type` and `v` first, then only the fields its type
+/// has, each of its exact JSON type. Everything it refuses is a ``WindowProtocolError``.
+private enum StrictClientMessage {
+    static func decode(_ json: StrictJSON) throws(WindowProtocolError) -> ClientMessage {
+        guard case let .object(fields) = json else { throw .malformed("a message is a JSON object") }
+        guard case let .string(typeName)? = fields["type"] else { throw .malformed("missing \"type\"") }
         guard let type = WindowProtocol.MessageType(rawValue: typeName), ClientMessage.types.contains(type) else {
-            throw WindowProtocolError.unknownType(typeName)
+            throw .unknownType(typeName)
         }
-        guard let version = try? container.decode(Int.self, forKey: Key("v")) else { throw WindowProtocolError.malformed("missing \"v\"") }
-        guard version == WindowProtocol.version else { throw WindowProtocolError.unsupportedVersion(version) }
+        guard let version = fields["v"] else { throw .malformed("missing \"v\"") }
+        guard case let .integer(number) = version else {
+            throw .malformed("\"v\" is the integer \(WindowProtocol.version), not \(version.kind)")
+        }
+        guard number == WindowProtocol.version else { throw .unsupportedVersion(number) }
         let allowed = ClientMessage.fields[type, default: []].union(["type", "v"])
-        if let unknown = container.allKeys.map(\.stringValue).filter({ !allowed.contains($0) }).sorted().first {
-            throw WindowProtocolError.malformed("unknown field \"\(unknown)\" in \(typeName)")
+        if let unknown = fields.keys.filter({ !allowed.contains($0) }).sorted().first {
+            throw .malformed("unknown field \"\(unknown)\" in \(typeName)")
         }
-        func field<Value: Decodable>(_ name: String, as _: Value.Type = Value.self) throws -> Value {
-            do {
-                return try container.decode(Value.self, forKey: Key(name))
-            } catch DecodingError.keyNotFound {
-                throw WindowProtocolError.malformed("missing \"\(name)\" in \(typeName)")
-            } catch DecodingError.valueNotFound, DecodingError.typeMismatch, DecodingError.dataCorrupted {
-                throw WindowProtocolError.malformed("wrong type for \"\(name)\" in \(typeName)")
-            }
-        }
-        func optional<Value: Decodable>(_ name: String, as _: Value.Type = Value.self) throws -> Value? {
-            guard container.contains(Key(name)) else { return nil }
-            do {
-                return try container.decodeIfPresent(Value.self, forKey: Key(name))
-            } catch {
-                throw WindowProtocolError.malformed("wrong type for \"\(name)\" in \(typeName)")
-            }
-        }
+        let reader = Fields(fields: fields, type: typeName)
         switch type {
         case .hello:
-            message = .hello(ClientMessage.Hello(
-                session: try optional("session"), seq: try optional("seq"), route: try optional("route"), open: try optional("open"),
-                token: try optional("token"), visible: try field("visible"), focused: try field("focused")))
+            return .hello(ClientMessage.Hello(
+                session: try reader.optionalString("session"), seq: try reader.sequences("seq"), route: try reader.optionalString("route"),
+                open: try reader.optionalString("open"), token: try reader.optionalString("token"),
+                visible: try reader.bool("visible"), focused: try reader.bool("focused")))
         case .action:
-            message = .action(UserAction(ref: try field("ref"), node: try field("node"), name: ActionName(rawValue: try field("name")),
-                                         value: try optional("value")))
+            return .action(UserAction(ref: try reader.integer("ref"), node: try reader.string("node"),
+                                      name: ActionName(rawValue: try reader.string("name")), value: try reader.value("value")))
         case .visibility:
-            message = .visibility(visible: try field("visible"), focused: try field("focused"))
+            return .visibility(visible: try reader.bool("visible"), focused: try reader.bool("focused"))
         case .closing:
-            message = .closing
+            return .closing
         case .ping:
-            message = .ping
+            return .ping
         default:
-            throw WindowProtocolError.unknownType(typeName)
+            throw .unknownType(typeName)
+        }
+    }
+
+    /// A message's fields, read by their exact types.
+    private struct Fields {
+        let fields: [String: StrictJSON]
+        let type: String
+
+        func missing(_ name: String) -> WindowProtocolError { .malformed("missing \"\(name)\" in \(type)") }
+        func wrongType(_ name: String) -> WindowProtocolError { .malformed("wrong type for \"\(name)\" in \(type)") }
+
+        func string(_ name: String) throws(WindowProtocolError) -> String {
+            guard let value = fields[name] else { throw missing(name) }
+            guard case let .string(text) = value else { throw wrongType(name) }
+            return text
+        }
+
+        func optionalString(_ name: String) throws(WindowProtocolError) -> String? {
+            guard let value = fields[name], value != .null else { return nil }
+            guard case let .string(text) = value else { throw wrongType(name) }
+            return text
+        }
+
+        func bool(_ name: String) throws(WindowProtocolError) -> Bool {
+            guard let value = fields[name] else { throw missing(name) }
+            guard case let .bool(flag) = value else { throw wrongType(name) }
+            return flag
+        }
+
+        func integer(_ name: String) throws(WindowProtocolError) -> Int {
+            guard let value = fields[name] else { throw missing(name) }
+            guard case let .integer(number) = value else { throw wrongType(name) }
+            return number
+        }
+
+        /// Sequence numbers per app: integers from 0.
+        func sequences(_ name: String) throws(WindowProtocolError) -> [String: UInt64]? {
+            guard let value = fields[name], value != .null else { return nil }
+            guard case let .object(members) = value else { throw wrongType(name) }
+            var result: [String: UInt64] = [:]
+            for (app, member) in members {
+                guard case let .integer(number) = member, number >= 0 else { throw wrongType(name) }
+                result[app] = UInt64(number)
+            }
+            return result
+        }
+
+        /// An action's value as a view value: an integer written as one is `.int`, any other
+        /// number `.double`, which no index accepts.
+        func value(_ name: String) throws(WindowProtocolError) -> ViewValue? {
+            guard let value = fields[name], value != .null else { return nil }
+            return Self.viewValue(value)
+        }
+
+        private static func viewValue(_ json: StrictJSON) -> ViewValue {
+            switch json {
+            case .null: .null
+            case let .bool(flag): .bool(flag)
+            case let .integer(number): .int(number)
+            case let .number(number): .double(number)
+            case let .string(text): .string(text)
+            case let .array(elements): .array(elements.map(viewValue))
+            case let .object(members): .object(members.mapValues(viewValue))
+            }
         }
     }
 }
