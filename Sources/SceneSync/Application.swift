@@ -20,10 +20,14 @@ public final class Application {
     public struct Options: Sendable {
         /// Sessions not seen for longer than this are discarded at the next launch.
         public var sessionExpiry: Duration
+        /// How long a scene's restoration activity may wait to be saved after it changed: changes
+        /// within it are saved together, once.
+        public var restorationSaveDelay: Duration
 
         /// Creates options.
-        public init(sessionExpiry: Duration = .seconds(30 * 24 * 60 * 60)) {
+        public init(sessionExpiry: Duration = .seconds(30 * 24 * 60 * 60), restorationSaveDelay: Duration = .milliseconds(100)) {
             self.sessionExpiry = sessionExpiry
+            self.restorationSaveDelay = restorationSaveDelay
         }
     }
 
@@ -39,6 +43,8 @@ public final class Application {
     /// The scenes connected now, by session id.
     public private(set) var connectedScenes: [SceneSession.ID: Scene] = [:]
     private var connecting: Set<SceneSession.ID> = []
+    /// Scenes whose restoration activity changed and waits to be saved.
+    private var restorationSavesDue: Set<SceneSession.ID> = []
     private var isLaunched = false
 
     /// Creates an application. Nothing happens until ``launch()``.
@@ -108,6 +114,7 @@ public final class Application {
         let scene = Scene(session: session, connectionOptions: connectionOptions,
                           drafts: SceneDrafts(session: session.id, storage: storage, values: drafts))
         scene.delegate = configuration.makeDelegate()
+        scene.restorationActivityChanged = { [weak self] scene in self?.scheduleRestorationSave(for: scene) }
         connectedScenes[session.id] = scene
         try await apply(.connect, to: scene)
         return scene
@@ -178,14 +185,41 @@ public final class Application {
 
     /// Asks the scene's delegate for its restoration activity and saves it on the session.
     public func saveRestorationActivity(for scene: Scene) async throws {
-        guard let delegate = scene.delegate else { return }
-        scene.session.stateRestorationActivity = delegate.stateRestorationActivity(for: scene)
+        // The delegate is asked and let go before the write: a scene disconnecting meanwhile
+        // releases it at once.
+        guard let activity = scene.delegate.map({ $0.stateRestorationActivity(for: scene) }) else { return }
+        try await store(activity, for: scene)
+    }
+
+    private func store(_ activity: SceneActivity?, for scene: Scene) async throws {
+        scene.session.stateRestorationActivity = activity
         scene.session.lastSeenAt = Date()
         try await storage.saveSession(scene.session)
         logger.debug("stateRestorationActivity saved", metadata: [
             "scene.id": "\(scene.session.id)",
             "activity": "\(scene.session.stateRestorationActivity?.type ?? "none")",
         ])
+    }
+
+    /// Saves the scene's restoration activity shortly, once for every change within
+    /// ``Options/restorationSaveDelay``, and only if it differs from the one saved: so that a
+    /// window killed with the process (`kill -9`) comes back where it was.
+    private func scheduleRestorationSave(for scene: Scene) {
+        let id = scene.session.id
+        guard restorationSavesDue.insert(id).inserted else { return }
+        Task { [weak self, weak scene, delay = options.restorationSaveDelay] in
+            try? await Task.sleep(for: delay)
+            guard let self else { return }
+            self.restorationSavesDue.remove(id)
+            guard let scene, scene.activationState != .disconnected, self.connectedScenes[id] === scene,
+                  let activity = scene.delegate.map({ $0.stateRestorationActivity(for: scene) }),
+                  activity != scene.session.stateRestorationActivity else { return }
+            do {
+                try await self.store(activity, for: scene)
+            } catch {
+                self.logger.warning("Could not save a scene's restoration activity", metadata: ["scene.id": "\(id)", "error": "\(error)"])
+            }
+        }
     }
 
     /// Disconnects every scene, saving their activities; for a graceful shutdown.

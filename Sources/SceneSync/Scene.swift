@@ -20,6 +20,8 @@ public final class Scene {
     /// connects, released when the scene disconnects.
     public var userInterface: (any SceneUserInterface)?
 
+    /// Set by the application: saves the restoration activity soon.
+    var restorationActivityChanged: (@MainActor (Scene) -> Void)?
     var lifecycle = SceneLifecycle()
     /// The last lifecycle change started for this scene; the next one waits for it (see
     /// ``Application``'s `inTurn`).
@@ -47,10 +49,20 @@ public final class Scene {
         tasks.append(Task { @MainActor in await operation() })
     }
 
+    /// Says that what the scene's restoration activity holds has changed, such as the window's
+    /// navigation: the application asks the delegate for the activity and saves it shortly, with
+    /// any other change made meanwhile. Without this the activity is saved when the scene goes to
+    /// the background or disconnects, which a crash of the process skips.
+    public func restorationActivityDidChange() {
+        guard activationState != .disconnected else { return }
+        restorationActivityChanged?(self)
+    }
+
     /// Number of tasks the scene holds; zero after disconnection.
     public var taskCount: Int { tasks.count }
 
     func releaseUI() {
+        restorationActivityChanged = nil
         for task in tasks { task.cancel() }
         tasks = []
         userInterface?.sceneDidReleaseUserInterface()

@@ -92,6 +92,7 @@ public final class SceneWindow: SceneUserInterface {
         self.tabs = tabs
         selectedTabID = tabs.contains { $0.id == selected } ? selected : tabs.first?.id ?? ""
         for tab in tabs { await tab.navigation.attach(to: self) }
+        scene?.restorationActivityDidChange()
         redraw()
     }
 
@@ -99,6 +100,7 @@ public final class SceneWindow: SceneUserInterface {
     public func selectTab(_ id: String) {
         guard id != selectedTabID, tabs.contains(where: { $0.id == id }) else { return }
         selectedTabID = id
+        scene?.restorationActivityDidChange()
         send([
             .replace(id: NodeID.navigationBar, node: makeNavigationBar(), transition: nil),
             .replace(id: NodeID.screen, node: visibleScreen?.makeNode() ?? emptyScreen, transition: nil),
@@ -307,6 +309,7 @@ public final class SceneWindow: SceneUserInterface {
     }
 
     func navigationDidChange(_ changed: NavigationController, transition: ViewNode.Transition?) {
+        scene?.restorationActivityDidChange()
         guard changed === navigation else { return }
         send([
             .replace(id: NodeID.navigationBar, node: makeNavigationBar(), transition: nil),

@@ -282,6 +282,37 @@ struct LootLoggerSceneTests {
         #expect(state.navigation.paths["main"]?.map(\.name) == ["items", "item"])
     }
 
+    /// `kill -9` skips background and disconnect, where the activity used to be saved: a window's
+    /// navigation is saved shortly after it changes instead.
+    @Test func aWindowComesBackWhereItWasAfterTheProcessWasKilled() async throws {
+        let path = TemporaryDirectory().path("lootlogger.sqlite")
+        let storage = try SQLiteStorage(path: path)
+        let (crashed, store) = try await launch(storage)
+        let item = try await store.create(name: "Rusty Spork", value: "3", origin: nil)
+        let window = try await crashed.openWindow()
+        /// The window's path as stored, once it has `count` screens.
+        func storedPath(count: Int) async throws -> [String]? {
+            var saved: [Route]?
+            for _ in 0..<300 where saved?.count != count {
+                try await Task.sleep(for: .milliseconds(10))
+                saved = try await storage.session(id: window.sessionID)?.stateRestorationActivity
+                    .flatMap { try? $0.decodePayload(as: LootLoggerSceneDelegate.WindowState.self) }?.navigation.paths["main"]
+            }
+            return saved?.map(\.name)
+        }
+        #expect(try await storedPath(count: 1) == ["items"], "the new window's place is stored")
+        try await crashed.perform("select", on: Items.row(item.key), in: window)
+        try await crashed.perform("draft", on: Detail.name, value: "Rusty Sp", in: window)
+        // No hide, no disconnect, no terminate: the process is gone as after `kill -9`.
+        #expect(try await storedPath(count: 2) == ["items", "item"], "the push is stored")
+
+        let (host, _) = try await launch(try SQLiteStorage(path: path))
+        let restored = try await host.openWindow(session: window.sessionID)
+        #expect(restored.sessionID == window.sessionID)
+        #expect(restored.title == "Rusty Spork")
+        #expect(restored.text(Detail.name, "draft") == "Rusty Sp")
+    }
+
     @Test func unknownOrMalformedActionsAreRefusedAndChangeNothing() async throws {
         let (host, store) = try await launch(try SQLiteStorage.inMemory())
         try await store.createRandomItem(origin: nil)
