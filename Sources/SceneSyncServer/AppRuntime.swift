@@ -44,7 +44,8 @@ final class AppRuntime {
         let application = Application(delegate: app.makeDelegate(logger), storage: storage, logger: logger)
         try await application.launch()
         let settings = WindowConnection.Settings(
-            policy: policy, rateLimit: configuration.rateLimit, shutdownRetryAfter: configuration.shutdownRetryAfter,
+            policy: policy, rateLimit: configuration.rateLimit, maximumProtocolViolations: configuration.maximumProtocolViolations,
+            shutdownRetryAfter: configuration.shutdownRetryAfter,
             closingGracePeriod: configuration.closingGracePeriod, clock: configuration.clock)
         return AppRuntime(app: app, application: application, settings: settings,
                           openRequestLifetime: configuration.openRequestLifetime, logger: logger)

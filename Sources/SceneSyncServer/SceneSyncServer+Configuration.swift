@@ -27,6 +27,9 @@ extension SceneSyncServer {
         public var connectionDrainTimeout: Duration
         /// How many messages a window may send at once, and how many per second after that.
         public var rateLimit: RateLimit
+        /// How many messages the protocol refuses (malformed, of an unknown type, before `hello`)
+        /// a window may send before it is closed with code 1008; each is answered with an `error`.
+        public var maximumProtocolViolations: Int
         /// The largest WebSocket frame or message accepted, in bytes; larger ones close the
         /// connection. Messages under it but over ``WindowProtocol/maximumMessageSize``
         /// are refused with an error, and the connection stays.
@@ -50,6 +53,7 @@ extension SceneSyncServer {
             openRequestLifetime: Duration = .seconds(120),
             connectionDrainTimeout: Duration = .seconds(5),
             rateLimit: RateLimit = RateLimit(),
+            maximumProtocolViolations: Int = 20,
             maximumFrameSize: Int = 1 << 20,
             outboundBufferLimit: Int = 4096,
             logger: Logger = Logger(label: "scenesync.server"),
@@ -64,6 +68,7 @@ extension SceneSyncServer {
             self.openRequestLifetime = openRequestLifetime
             self.connectionDrainTimeout = connectionDrainTimeout
             self.rateLimit = rateLimit
+            self.maximumProtocolViolations = max(0, maximumProtocolViolations)
             self.maximumFrameSize = maximumFrameSize
             self.outboundBufferLimit = outboundBufferLimit
             self.logger = logger

@@ -67,7 +67,7 @@ extension SceneSyncServer {
 extension WindowConnection.CloseReason {
     var code: WebSocketErrorCode {
         switch self {
-        case .unauthorized: .policyViolation
+        case .unauthorized, .protocolViolations: .policyViolation
         case .shutdown, .overflow: .goingAway
         case .failed: .unexpectedServerError
         }
@@ -79,6 +79,7 @@ extension WindowConnection.CloseReason {
         case .shutdown: "Server shutting down"
         case .overflow: "Too far behind"
         case .failed: "Could not connect"
+        case .protocolViolations: "Too many refused messages"
         }
     }
 }

@@ -21,6 +21,13 @@ extension WindowConnection {
     func receive(_ data: Data) async -> Bool {
         guard phase != .closed else { return false }
         guard bucket.take() else {
+            if !warnedOfFlood {
+                warnedOfFlood = true
+                let limit = runtime.settings.rateLimit
+                logger.warning("A window sends more messages than its rate limit; the excess is dropped", metadata: [
+                    "burst": "\(limit.burst)", "perSecond": "\(limit.perSecond)", "scene.id": "\(session.map(\.rawValue) ?? "none")",
+                ])
+            }
             send(.error(ref: nil, code: ErrorCode.rateLimited, message: "Too many messages: this one was dropped."))
             return true
         }
@@ -28,16 +35,16 @@ extension WindowConnection {
         do throws(WindowProtocolError) {
             message = try WindowProtocol.decodeClientMessage(data)
         } catch {
-            send(.error(ref: nil, code: error.code, message: error.description))
-            return true
+            refuse(code: error.code, message: error.description)
+            return phase != .closed
         }
         switch (phase, message) {
         case let (.awaitingHello, .hello(hello)):
             await greet(hello)
         case (.awaitingHello, _):
-            send(.error(ref: nil, code: ErrorCode.helloRequired, message: "The first message must be hello."))
+            refuse(code: ErrorCode.helloRequired, message: "The first message must be hello.")
         case (_, .hello):
-            send(.error(ref: nil, code: ErrorCode.repeatedHello, message: "This window has already said hello."))
+            refuse(code: ErrorCode.repeatedHello, message: "This window has already said hello.")
         case let (_, .action(action)):
             await perform(action)
         case let (_, .visibility(visible, focused)):
@@ -48,6 +55,18 @@ extension WindowConnection {
             send(.pong)
         }
         return phase != .closed
+    }
+
+    /// Answers a message the protocol refuses with an `error`, and closes the window once it has
+    /// sent more such messages than the server allows.
+    private func refuse(code: String, message: String) {
+        send(.error(ref: nil, code: code, message: message))
+        violations += 1
+        guard violations > runtime.settings.maximumProtocolViolations else { return }
+        logger.warning("Closed a window for repeated protocol violations", metadata: [
+            "violations": "\(violations)", "last": "\(code): \(message)", "scene.id": "\(session.map(\.rawValue) ?? "none")",
+        ])
+        close(.protocolViolations)
     }
 
     /// Connects the window's scene: restores its session or makes a new one, welcomes it, and

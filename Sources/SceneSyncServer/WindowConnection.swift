@@ -15,6 +15,7 @@ final class WindowConnection: WindowOutlet {
     struct Settings: Sendable {
         let policy: AccessPolicy
         let rateLimit: SceneSyncServer.RateLimit
+        let maximumProtocolViolations: Int
         let shutdownRetryAfter: Int
         let closingGracePeriod: Duration
         let clock: any Clock<Duration>
@@ -30,6 +31,8 @@ final class WindowConnection: WindowOutlet {
         case overflow
         /// The scene could not be connected.
         case failed
+        /// The window sent more messages than the protocol allows refused.
+        case protocolViolations
     }
 
     enum Phase {
@@ -53,6 +56,10 @@ final class WindowConnection: WindowOutlet {
     /// Whether the window said it was closing for good (`pagehide`, not a reload).
     var saidClosing = false
     var bucket: TokenBucket
+    /// How many of the window's messages the protocol refused.
+    var violations = 0
+    /// Whether the log has said this window sends more than its rate limit.
+    var warnedOfFlood = false
     var logger: Logger
     /// Why the server closed the connection, for the writer's close frame; `nil` if the window did.
     private(set) var closeReason: CloseReason?

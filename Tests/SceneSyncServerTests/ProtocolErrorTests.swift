@@ -1,4 +1,6 @@
 import Foundation
+import InMemoryLogging
+import Logging
 import SceneSync
 @testable import SceneSyncUI
 @testable import SceneSyncServer
@@ -42,8 +44,25 @@ import Testing
         try await server.stop()
     }
 
+    @Test func repeatedViolationsCloseTheWindowAndSayWhyInTheLog() async throws {
+        let (log, logger) = Self.warningLog()
+        let server = try await TestServer.start(maximumProtocolViolations: 3, logger: logger)
+        let window = try await server.openWindow()
+        for _ in 0..<3 { window.sendRaw("{not json") }
+        window.ping()
+        try await window.next(.pong)
+        #expect(window.messages.filter { $0.errorCode == "malformed" }.count == 3)
+        #expect(!window.isClosed, "up to the limit, each is answered and the window stays")
+        window.sendRaw(#"{"type":"ping","v":1.0}"#)
+        try await window.waitUntil("the socket to close") { window.isClosed }
+        #expect(window.closeCode == 1008)
+        #expect(log.entries.contains { $0.level == .warning && "\($0.message)".contains("repeated protocol violations") })
+        try await server.stop()
+    }
+
     @Test func aFloodIsRateLimitedAndTheConnectionStays() async throws {
-        let server = try await TestServer.start(rateLimit: .init(burst: 5, perSecond: 2))
+        let (log, logger) = Self.warningLog()
+        let server = try await TestServer.start(rateLimit: .init(burst: 5, perSecond: 2), logger: logger)
         let window = try await server.openWindow()
         for _ in 0..<20 { window.ping() }
         try await window.next("a rateLimited error") { $0.errorCode == "rateLimited" }
@@ -54,7 +73,16 @@ import Testing
         try await Task.sleep(for: .milliseconds(700))
         window.ping()
         try await window.next(.pong)
+        let warnings = log.entries.filter { $0.level == .warning && "\($0.message)".contains("rate limit") }
+        #expect(warnings.count == 1, "the flood is logged once, not once per message")
         try await server.stop()
+    }
+
+    private static func warningLog() -> (InMemoryLogHandler, Logger) {
+        let log = InMemoryLogHandler()
+        var logger = Logger(label: "scenesync.tests") { _ in log }
+        logger.logLevel = .warning
+        return (log, logger)
     }
 }
 

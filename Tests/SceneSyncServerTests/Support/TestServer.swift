@@ -43,6 +43,7 @@ final class TestServer: Sendable {
         token: String? = nil,
         closingGracePeriod: Duration = .seconds(5),
         rateLimit: SceneSyncServer.RateLimit = .init(),
+        maximumProtocolViolations: Int = 20,
         directory: URL? = nil,
         connectionDrainTimeout: Duration = .seconds(5),
         lootLogger: Bool = false,
@@ -70,7 +71,8 @@ final class TestServer: Sendable {
         }
         let server = try SceneSyncServer(
             configuration: .init(port: 0, token: token, closingGracePeriod: closingGracePeriod,
-                                 connectionDrainTimeout: connectionDrainTimeout, rateLimit: rateLimit, logger: logger, clock: clock),
+                                 connectionDrainTimeout: connectionDrainTimeout, rateLimit: rateLimit,
+                                 maximumProtocolViolations: maximumProtocolViolations, logger: logger, clock: clock),
             apps: apps
         ) { app, logger in
             try SQLiteStorage(path: directory.appendingPathComponent("\(app.name).sqlite").path, logger: logger)
