@@ -218,6 +218,31 @@ struct ApplicationTests {
         #expect(scene.drafts.value(for: "note", as: String.self) == "small")
     }
 
+    @Test func aWindowKeepsABoundedNumberAndSizeOfDrafts() async throws {
+        let storage = try SQLiteStorage.inMemory()
+        let (host, _) = try await launch(storage)
+        let scene = try #require(try await host.openWindow().scene)
+        for index in 0..<SceneDrafts.maximumCount { try await scene.drafts.set("draft \(index)", for: "field-\(index)") }
+        await #expect(throws: SceneDraftError.tooMany(limit: SceneDrafts.maximumCount)) {
+            try await scene.drafts.set("one more", for: "field-extra")
+        }
+        // Changing a kept draft, and the framework's own keys, are not new drafts.
+        try await scene.drafts.set("changed", for: "field-0")
+        try await scene.drafts.setData(Data("{}".utf8), for: SceneDrafts.reservedPrefix + "test", limit: 16)
+        try await scene.drafts.remove("field-1")
+        try await scene.drafts.set("fits again", for: "field-extra")
+
+        // Bytes in all: four drafts of 255 KiB fill the megabyte; a fifth does not fit.
+        let big = String(repeating: "x", count: 255 * 1024)
+        for index in 0..<SceneDrafts.maximumCount { try await scene.drafts.remove("field-\(index)") }
+        try await scene.drafts.remove("field-extra")
+        for index in 0..<4 { try await scene.drafts.set(big, for: "big-\(index)") }
+        await #expect(throws: SceneDraftError.self) { try await scene.drafts.set(big, for: "big-4") }
+        #expect(scene.drafts.data(for: "big-4") == nil)
+        let stored = try await storage.drafts(session: scene.session.id)
+        #expect(stored.keys.filter { $0.hasPrefix("big-") }.count == 4, "nothing of the refused draft was written")
+    }
+
     @Test func sessionIDsAreUnguessableAndStrictlyParsed() throws {
         let ids = Set((0..<1000).map { _ in SceneSession.ID() })
         #expect(ids.count == 1000)
