@@ -20,20 +20,26 @@ extension SceneSyncServer {
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, context in
             guard let name = context.requestContext.parameters.get("app"), let runtime = self.runtime(named: name) else { return }
-            await self.serveWindow(runtime, inbound: inbound, outbound: outbound)
+            try await self.serveWindow(runtime, inbound: inbound, outbound: outbound)
         }
         return router
     }
 
     /// Runs one window's connection: reads its messages in order while another task writes what
     /// the scene sends it.
-    private func serveWindow(_ runtime: AppRuntime, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
+    ///
+    /// Only text messages carry the protocol: a binary one closes the socket with 1003. What the
+    /// WebSocket layer refuses (a message over the frame limit, text that is not UTF-8) is thrown
+    /// on, once the window has been disconnected, so that the socket closes with the code RFC 6455
+    /// gives it (1009, 1007) rather than a normal close.
+    private func serveWindow(_ runtime: AppRuntime, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(configuration.outboundBufferLimit))
         guard let connection = await runtime.openConnection(outbound: continuation) else {
             try? await outbound.close(.goingAway, reason: "Shutting down")
             return
         }
         let logger = configuration.logger
+        var failure: (any Error)?
         await withDiscardingTaskGroup { group in
             group.addTask {
                 do {
@@ -50,17 +56,19 @@ extension SceneSyncServer {
             }
             do {
                 for try await message in inbound.messages(maxSize: configuration.maximumFrameSize) {
-                    let data: Data = switch message {
-                    case let .text(text): Data(text.utf8)
-                    case let .binary(buffer): Data(buffer.readableBytesView)
+                    guard case let .text(text) = message else {
+                        await connection.refuseBinaryMessage()
+                        break
                     }
-                    guard await connection.receive(data) else { break }
+                    guard await connection.receive(Data(text.utf8)) else { break }
                 }
             } catch {
-                logger.debug("A window's socket failed", metadata: ["error": "\(error)"])
+                logger.warning("Closed a window's socket for a message the WebSocket refuses", metadata: ["error": "\(error)"])
+                failure = error
             }
             await connection.didClose()
         }
+        if let failure { throw failure }
     }
 }
 
@@ -68,6 +76,7 @@ extension WindowConnection.CloseReason {
     var code: WebSocketErrorCode {
         switch self {
         case .unauthorized, .protocolViolations: .policyViolation
+        case .binaryMessage: .unacceptableData
         case .shutdown, .overflow: .goingAway
         case .failed: .unexpectedServerError
         }
@@ -80,6 +89,7 @@ extension WindowConnection.CloseReason {
         case .overflow: "Too far behind"
         case .failed: "Could not connect"
         case .protocolViolations: "Too many refused messages"
+        case .binaryMessage: "Only text messages"
         }
     }
 }

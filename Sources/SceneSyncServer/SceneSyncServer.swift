@@ -111,8 +111,9 @@ public final class SceneSyncServer: Service, Sendable {
             let webSocketResponder = makeWebSocketRouter().buildResponder()
             let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
                 http1: .init(idleTimeout: .seconds(60)),
+                // Text that is not UTF-8 closes the socket with 1007, as RFC 6455 asks.
                 ws: .init(maxFrameSize: configuration.maximumFrameSize, autoPing: .enabled(timePeriod: .seconds(30)),
-                          closeTimeout: .seconds(3)))
+                          closeTimeout: .seconds(3), validateUTF8: true))
             let http = Application(
                 router: makeRouter(appParts: parts),
                 server: HTTPServerBuilder { responder in

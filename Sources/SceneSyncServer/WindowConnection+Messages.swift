@@ -57,6 +57,12 @@ extension WindowConnection {
         return phase != .closed
     }
 
+    /// A binary message: the protocol is text only, so the socket closes (1003).
+    func refuseBinaryMessage() {
+        logger.warning("Closed a window that sent a binary message", metadata: ["scene.id": "\(session.map(\.rawValue) ?? "none")"])
+        close(.binaryMessage)
+    }
+
     /// Answers a message the protocol refuses with an `error`, and closes the window once it has
     /// sent more such messages than the server allows.
     private func refuse(code: String, message: String) {

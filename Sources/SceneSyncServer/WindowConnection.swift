@@ -33,6 +33,8 @@ final class WindowConnection: WindowOutlet {
         case failed
         /// The window sent more messages than the protocol allows refused.
         case protocolViolations
+        /// The window sent a binary message; the protocol is text.
+        case binaryMessage
     }
 
     enum Phase {

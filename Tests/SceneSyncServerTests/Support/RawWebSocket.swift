@@ -1,0 +1,116 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A WebSocket written by hand, frame by frame, to send what no well-behaved client sends:
+/// binary frames, text that is not UTF-8, fragments that add up to too much, unmasked frames.
+final class RawWebSocket {
+    private let descriptor: Int32
+    private var received: [UInt8] = []
+
+    /// Connects to `/ws/<app>` on the server and completes the upgrade, as a page of the server.
+    init(port: Int, app: String) async throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port)).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw RawWebSocketError.failed("connect: \(errno)") }
+        try write(Array(("GET /ws/\(app) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\n"
+            + "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+            + "Sec-WebSocket-Version: 13\r\n\r\n").utf8))
+        let head = try await read(until: { bytes in bytes.firstRange(of: Array("\r\n\r\n".utf8)).map { $0.upperBound } })
+        guard String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 101") else {
+            throw RawWebSocketError.failed("upgrade refused: \(String(decoding: head, as: UTF8.self))")
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Sends one frame; client frames are masked unless `masked` is false.
+    func send(opcode: UInt8, _ payload: [UInt8], fin: Bool = true, masked: Bool = true) throws {
+        var frame: [UInt8] = [(fin ? 0x80 : 0) | opcode]
+        let maskBit: UInt8 = masked ? 0x80 : 0
+        if payload.count < 126 {
+            frame.append(maskBit | UInt8(payload.count))
+        } else if payload.count <= 0xFFFF {
+            frame += [maskBit | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        } else {
+            frame.append(maskBit | 127)
+            frame += (0..<8).reversed().map { UInt8((payload.count >> ($0 * 8)) & 0xFF) }
+        }
+        if masked {
+            let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
+            frame += mask
+            frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+        } else {
+            frame += payload
+        }
+        try write(frame)
+    }
+
+    /// The code of the close frame the server sends, skipping any other frame before it.
+    func closeCode(timeout: Duration = .seconds(10)) async throws -> Int {
+        while true {
+            let frame = try await read(timeout: timeout) { bytes -> Int? in
+                guard bytes.count >= 2 else { return nil }
+                var length = Int(bytes[1] & 0x7F)
+                var offset = 2
+                if length == 126 {
+                    guard bytes.count >= 4 else { return nil }
+                    length = Int(bytes[2]) << 8 | Int(bytes[3])
+                    offset = 4
+                } else if length == 127 {
+                    guard bytes.count >= 10 else { return nil }
+                    length = bytes[2..<10].reduce(0) { $0 << 8 | Int($1) }
+                    offset = 10
+                }
+                return bytes.count >= offset + length ? offset + length : nil
+            }
+            guard frame[0] & 0x0F == 0x8 else { continue }
+            let offset = frame[1] & 0x7F == 126 ? 4 : 2
+            guard frame.count >= offset + 2 else { return 1005 }
+            // Answer the close, as a client should, so the server need not wait for it.
+            try? send(opcode: 0x8, Array(frame[offset..<offset + 2]))
+            return Int(frame[offset]) << 8 | Int(frame[offset + 1])
+        }
+    }
+
+    private func write(_ bytes: [UInt8]) throws {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { throw RawWebSocketError.failed("send: \(errno)") }
+            sent += count
+        }
+    }
+
+    /// Reads until `complete` says how many of the bytes received make one whole unit, and takes them.
+    private func read(timeout: Duration = .seconds(10), until complete: ([UInt8]) -> Int?) async throws -> [UInt8] {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let end = complete(received) {
+                defer { received.removeFirst(end) }
+                return Array(received[..<end])
+            }
+            guard ContinuousClock.now < deadline else { throw RawWebSocketError.failed("timed out with \(received.count) bytes") }
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count > 0 {
+                received += chunk[..<count]
+            } else if count == 0 {
+                throw RawWebSocketError.failed("closed by the server with \(received.count) bytes unread")
+            } else {
+                try await Task.sleep(for: .milliseconds(2))
+            }
+        }
+    }
+}
+
+enum RawWebSocketError: Error {
+    case failed(String)
+}
