@@ -18,6 +18,7 @@ struct QuiescingChannel<Base: ServerChildChannel>: ServerChildChannel {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         connections.insert(channel)
         return channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(ClientMaskEnforcer(logger: logger), position: .first)
             try channel.pipeline.syncOperations.addHandler(UntouchedConnectionCloser(), position: .first)
         }.flatMap {
             base.setup(channel: channel, logger: logger)

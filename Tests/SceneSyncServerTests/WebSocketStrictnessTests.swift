@@ -12,6 +12,32 @@ import Testing
         try await server.stop()
     }
 
+    @Test func anUnmaskedFrameClosesTheSocketWith1002() async throws {
+        let server = try await TestServer.start()
+        let socket = try await RawWebSocket(port: server.port, app: TallyAppDelegate.app)
+        try socket.send(opcode: 0x1, Array(#"{"type":"hello","v":1,"visible":true,"focused":true}"#.utf8))
+        try socket.send(opcode: 0x1, Array(#"{"type":"ping","v":1}"#.utf8), masked: false)
+        #expect(try await socket.closeCode() == 1002)
+        try await server.stop()
+    }
+
+    @Test func maskedFramesOfEverySizeAreRead() async throws {
+        let server = try await TestServer.start()
+        let socket = try await RawWebSocket(port: server.port, app: TallyAppDelegate.app)
+        try socket.send(opcode: 0x1, Array(#"{"type":"hello","v":1,"visible":true,"focused":true}"#.utf8))
+        // Payload lengths in each of the header's three forms: 7 bits, 16 bits, 64 bits.
+        for padding in [0, 200, 70_000] {
+            try socket.send(opcode: 0x1, Array(#"{"type":"ping","v":1,"x":""#.utf8) + Array(repeating: 0x20, count: padding) + Array(#""}"#.utf8))
+        }
+        try socket.send(opcode: 0x1, Array(#"{"type":"ping","v":1}"#.utf8))
+        let messages = try await socket.textMessages { $0.contains(#""type":"pong""#) }
+        #expect(messages.filter { $0.contains(#""code":"malformed""#) || $0.contains(#""code":"tooLarge""#) }.count == 3,
+                "each padded ping was read whole, and refused for its extra field or its size")
+        try socket.send(opcode: 0x8, [0x03, 0xE8])
+        #expect(try await socket.closeCode() == 1000)
+        try await server.stop()
+    }
+
     @Test func textThatIsNotUTF8ClosesTheSocketWith1007() async throws {
         let server = try await TestServer.start()
         let socket = try await RawWebSocket(port: server.port, app: TallyAppDelegate.app)

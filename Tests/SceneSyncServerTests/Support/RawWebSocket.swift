@@ -53,24 +53,40 @@ final class RawWebSocket {
         try write(frame)
     }
 
+    /// The text messages the server sends, up to the first for which `last` is true.
+    func textMessages(until last: (String) -> Bool) async throws -> [String] {
+        var messages: [String] = []
+        while true {
+            let frame = try await read(until: Self.wholeFrame)
+            guard frame[0] & 0x0F == 0x1 else { continue }
+            let offset = frame[1] & 0x7F == 127 ? 10 : frame[1] & 0x7F == 126 ? 4 : 2
+            let text = String(decoding: frame[offset...], as: UTF8.self)
+            messages.append(text)
+            if last(text) { return messages }
+        }
+    }
+
+    /// The length of the whole server frame at the start of `bytes`, if it is all there.
+    private static func wholeFrame(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 2 else { return nil }
+        var length = Int(bytes[1] & 0x7F)
+        var offset = 2
+        if length == 126 {
+            guard bytes.count >= 4 else { return nil }
+            length = Int(bytes[2]) << 8 | Int(bytes[3])
+            offset = 4
+        } else if length == 127 {
+            guard bytes.count >= 10 else { return nil }
+            length = bytes[2..<10].reduce(0) { $0 << 8 | Int($1) }
+            offset = 10
+        }
+        return bytes.count >= offset + length ? offset + length : nil
+    }
+
     /// The code of the close frame the server sends, skipping any other frame before it.
     func closeCode(timeout: Duration = .seconds(10)) async throws -> Int {
         while true {
-            let frame = try await read(timeout: timeout) { bytes -> Int? in
-                guard bytes.count >= 2 else { return nil }
-                var length = Int(bytes[1] & 0x7F)
-                var offset = 2
-                if length == 126 {
-                    guard bytes.count >= 4 else { return nil }
-                    length = Int(bytes[2]) << 8 | Int(bytes[3])
-                    offset = 4
-                } else if length == 127 {
-                    guard bytes.count >= 10 else { return nil }
-                    length = bytes[2..<10].reduce(0) { $0 << 8 | Int($1) }
-                    offset = 10
-                }
-                return bytes.count >= offset + length ? offset + length : nil
-            }
+            let frame = try await read(timeout: timeout, until: Self.wholeFrame)
             guard frame[0] & 0x0F == 0x8 else { continue }
             let offset = frame[1] & 0x7F == 126 ? 4 : 2
             guard frame.count >= offset + 2 else { return 1005 }
