@@ -19,6 +19,29 @@ struct RawWindows {
     /// How many windows are open.
     var count: Int { windows.count }
 
+    /// Opens `count` windows of `app` on a thread of its own, runs `measure` with them there, and
+    /// closes them: blocking in `poll(2)` is fine on such a thread, and would starve the
+    /// cooperative pool. `measure` is given the windows and how long they took to connect.
+    static func measure<Result: Sendable>(
+        _ count: Int, port: Int, app: String, batch: Int, thread name: String,
+        _ measure: @escaping @Sendable (inout RawWindows, Duration) throws -> Result
+    ) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Swift.Result {
+                    let clock = ContinuousClock()
+                    var windows = RawWindows()
+                    defer { windows.closeAll() }
+                    let start = clock.now
+                    try windows.open(count, port: port, app: app, batch: batch, clock: clock)
+                    return try measure(&windows, start.duration(to: clock.now))
+                })
+            }
+            thread.name = name
+            thread.start()
+        }
+    }
+
     /// Opens `count` windows of `app`, `batch` at a time, each waiting for its first render.
     mutating func open(_ count: Int, port: Int, app: String, batch: Int, clock: ContinuousClock) throws {
         while windows.count < count {

@@ -17,21 +17,15 @@ struct WindowsRawFanOut: Sendable {
     let connectBatch: Int
 
     func run(windows count: Int) async throws -> WindowsFanOutResult {
-        // Blocking in poll(2) is fine on a thread of its own, and would starve the cooperative pool.
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread { continuation.resume(with: Result { try measure(count) }) }
-            thread.name = "scenesync-bench raw windows"
-            thread.start()
+        try await RawWindows.measure(count, port: port, app: WindowsFleet.app, batch: connectBatch,
+                                     thread: "scenesync-bench raw windows") { windows, connectTime in
+            try measure(&windows, connectTime: connectTime)
         }
     }
 
-    private func measure(_ count: Int) throws -> WindowsFanOutResult {
+    private func measure(_ windows: inout RawWindows, connectTime: Duration) throws -> WindowsFanOutResult {
         let clock = ContinuousClock()
-        var windows = RawWindows()
-        defer { windows.closeAll() }
-        let connectStart = clock.now
-        try windows.open(count, port: port, app: WindowsFleet.app, batch: connectBatch, clock: clock)
-        let connectTime = connectStart.duration(to: clock.now)
+        let count = windows.count
 
         var roundLatencies: [Duration] = []
         var windowLatencies: [Duration] = []

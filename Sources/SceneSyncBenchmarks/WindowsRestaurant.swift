@@ -40,20 +40,15 @@ struct WindowsRestaurant: Sendable {
     static let dish = 9
 
     func run(windows count: Int) async throws -> WindowsRestaurantResult {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread { continuation.resume(with: Result { try measure(count) }) }
-            thread.name = "scenesync-bench restaurant windows"
-            thread.start()
+        try await RawWindows.measure(count, port: port, app: Self.app, batch: connectBatch,
+                                     thread: "scenesync-bench restaurant windows") { windows, connectTime in
+            try measure(&windows, connectTime: connectTime)
         }
     }
 
-    private func measure(_ count: Int) throws -> WindowsRestaurantResult {
+    private func measure(_ windows: inout RawWindows, connectTime: Duration) throws -> WindowsRestaurantResult {
         let clock = ContinuousClock()
-        var windows = RawWindows()
-        defer { windows.closeAll() }
-        let connectStart = clock.now
-        try windows.open(count, port: port, app: Self.app, batch: connectBatch, clock: clock)
-        let connectTime = connectStart.duration(to: clock.now)
+        let count = windows.count
         var ref = 0
 
         // Window 0 goes to the dish: the category, then the dish.
