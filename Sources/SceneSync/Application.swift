@@ -23,11 +23,18 @@ public final class Application {
         /// How long a scene's restoration activity may wait to be saved after it changed: changes
         /// within it are saved together, once.
         public var restorationSaveDelay: Duration
+        /// The most sessions kept. A new window beyond it makes room by discarding the sessions
+        /// of windows not connected, least recently seen first; connected windows keep theirs.
+        public var maximumSessions: Int
 
         /// Creates options.
-        public init(sessionExpiry: Duration = .seconds(30 * 24 * 60 * 60), restorationSaveDelay: Duration = .milliseconds(100)) {
+        public init(
+            sessionExpiry: Duration = .seconds(30 * 24 * 60 * 60), restorationSaveDelay: Duration = .milliseconds(100),
+            maximumSessions: Int = 10_000
+        ) {
             self.sessionExpiry = sessionExpiry
             self.restorationSaveDelay = restorationSaveDelay
+            self.maximumSessions = max(1, maximumSessions)
         }
     }
 
@@ -43,6 +50,8 @@ public final class Application {
     /// The scenes connected now, by session id.
     public private(set) var connectedScenes: [SceneSession.ID: Scene] = [:]
     private var connecting: Set<SceneSession.ID> = []
+    /// How many sessions are stored: counted at launch, and kept since.
+    private var storedSessionCount = 0
     /// Scenes whose restoration activity changed and waits to be saved.
     private var restorationSavesDue: Set<SceneSession.ID> = []
     private var isLaunched = false
@@ -64,8 +73,10 @@ public final class Application {
         logger.info("applicationDidFinishLaunching")
         try await delegate.applicationDidFinishLaunching(self)
         let cutoff = Date().addingTimeInterval(-options.sessionExpiry.timeInterval)
-        let gone = try await storage.allSessions().filter { $0.closedAt != nil || $0.lastSeenAt < cutoff }
+        let stored = try await storage.allSessions()
+        let gone = stored.filter { $0.closedAt != nil || $0.lastSeenAt < cutoff }
         try await discardStoredSessions(gone)
+        storedSessionCount = stored.count - gone.count
     }
 
     /// Connects a window's scene. With the `id` of a stored session the window is restored; with no
@@ -77,6 +88,7 @@ public final class Application {
     public func connect(session id: SceneSession.ID?, options connectionOptions: ConnectionOptions = .init()) async throws -> Scene {
         guard isLaunched else { throw ApplicationError.notLaunched }
         var session: SceneSession
+        var isNew = true
         if let id, connectedScenes[id] != nil || connecting.contains(id) {
             let original = connectedScenes[id]
             let activity = original.flatMap { $0.delegate?.stateRestorationActivity(for: $0) }
@@ -93,6 +105,7 @@ public final class Application {
             }
             if let stored, stored.closedAt == nil {
                 session = stored
+                isNew = false
             } else {
                 connecting.remove(id)
                 session = SceneSession()
@@ -103,12 +116,14 @@ public final class Application {
             connecting.insert(session.id)
         }
         defer { connecting.remove(session.id) }
+        if isNew { try await makeRoomForNewSession() }
 
         let configuration = delegate.application(self, configurationForConnecting: session, options: connectionOptions)
         logger.info("configurationForConnecting", metadata: ["scene.id": "\(session.id)", "configuration": "\(configuration.name)"])
         session.configurationName = configuration.name
         session.lastSeenAt = Date()
         try await storage.saveSession(session)
+        if isNew { storedSessionCount += 1 }
         let drafts = try await storage.drafts(session: session.id)
 
         let scene = Scene(session: session, connectionOptions: connectionOptions,
@@ -248,9 +263,27 @@ public final class Application {
         }
     }
 
+    /// At ``Options/maximumSessions``, discards the sessions of windows not connected, least
+    /// recently seen first, to make room for one more.
+    private func makeRoomForNewSession() async throws {
+        guard storedSessionCount >= options.maximumSessions else { return }
+        let attached = Set(connectedScenes.keys).union(connecting)
+        let excess = storedSessionCount - options.maximumSessions + 1
+        let oldest = try await storage.allSessions()
+            .filter { !attached.contains($0.id) }
+            .sorted { $0.lastSeenAt < $1.lastSeenAt }
+            .prefix(excess)
+        guard !oldest.isEmpty else { return }
+        logger.warning("Too many stored sessions; discarding those of the windows least recently seen", metadata: [
+            "limit": "\(options.maximumSessions)", "discarded": "\(oldest.count)",
+        ])
+        try await discardStoredSessions(Array(oldest))
+    }
+
     private func discardStoredSessions(_ sessions: [SceneSession]) async throws {
         guard !sessions.isEmpty else { return }
         try await storage.deleteSessions(sessions.map(\.id))
+        storedSessionCount = max(0, storedSessionCount - sessions.count)
         for session in sessions {
             logger.info("didDiscardSceneSession", metadata: ["scene.id": "\(session.id)"])
         }

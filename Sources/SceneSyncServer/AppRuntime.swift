@@ -41,7 +41,8 @@ final class AppRuntime {
         var logger = configuration.logger
         logger[metadataKey: "app"] = "\(app.name)"
         let storage = try await makeStorage(app, logger)
-        let application = Application(delegate: app.makeDelegate(logger), storage: storage, logger: logger)
+        let application = Application(delegate: app.makeDelegate(logger), storage: storage,
+                                      options: .init(maximumSessions: configuration.maximumSessions), logger: logger)
         try await application.launch()
         let settings = WindowConnection.Settings(
             policy: policy, rateLimit: configuration.rateLimit, maximumProtocolViolations: configuration.maximumProtocolViolations,

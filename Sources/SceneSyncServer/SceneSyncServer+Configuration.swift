@@ -37,6 +37,9 @@ extension SceneSyncServer {
         /// How many messages may wait for a slow window before it is disconnected (it reconnects
         /// and is redrawn).
         public var outboundBufferLimit: Int
+        /// The most window sessions each app keeps; beyond it, the sessions of windows not
+        /// connected go, least recently seen first (see `Application.Options.maximumSessions`).
+        public var maximumSessions: Int
         /// The server's logger.
         public var logger: Logger
         /// The clock timed waits such as ``closingGracePeriod`` run on; tests give a manual one.
@@ -56,6 +59,7 @@ extension SceneSyncServer {
             maximumProtocolViolations: Int = 20,
             maximumFrameSize: Int = 1 << 20,
             outboundBufferLimit: Int = 4096,
+            maximumSessions: Int = 10_000,
             logger: Logger = Logger(label: "scenesync.server"),
             clock: any Clock<Duration> = ContinuousClock()
         ) {
@@ -71,6 +75,7 @@ extension SceneSyncServer {
             self.maximumProtocolViolations = max(0, maximumProtocolViolations)
             self.maximumFrameSize = maximumFrameSize
             self.outboundBufferLimit = outboundBufferLimit
+            self.maximumSessions = maximumSessions
             self.logger = logger
             self.clock = clock
         }

@@ -243,6 +243,31 @@ struct ApplicationTests {
         #expect(stored.keys.filter { $0.hasPrefix("big-") }.count == 4, "nothing of the refused draft was written")
     }
 
+    @Test func beyondTheSessionLimitTheLeastRecentlySeenUnattachedSessionsGoFirst() async throws {
+        let storage = try SQLiteStorage.inMemory()
+        let (host, delegate) = try await launch(storage, options: .init(maximumSessions: 3))
+        let first = try await host.openWindow()
+        let second = try await host.openWindow()
+        let third = try await host.openWindow()
+        await host.disconnect(first)
+        await host.disconnect(second)
+        #expect(try await storage.allSessions().count == 3)
+
+        let fourth = try await host.openWindow()
+        #expect(delegate.discarded.last == [first.sessionID], "the one seen longest ago")
+        #expect(try await storage.session(id: first.sessionID) == nil)
+        #expect(try await storage.session(id: second.sessionID) != nil)
+        _ = try await host.openWindow()
+        #expect(delegate.discarded.last == [second.sessionID])
+        #expect(try await storage.allSessions().count == 3)
+
+        // Connected windows keep their sessions, even beyond the limit.
+        _ = try await host.openWindow()
+        #expect(try await storage.allSessions().count == 4)
+        #expect(try await storage.session(id: third.sessionID) != nil)
+        #expect(try await storage.session(id: fourth.sessionID) != nil)
+    }
+
     @Test func sessionIDsAreUnguessableAndStrictlyParsed() throws {
         let ids = Set((0..<1000).map { _ in SceneSession.ID() })
         #expect(ids.count == 1000)
