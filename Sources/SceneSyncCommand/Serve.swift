@@ -44,7 +44,25 @@ struct Serve: AsyncParsableCommand {
         "How many seconds a minute of preparation lasts in Restaurant's kitchen, for demonstrations.", valueName: "seconds"))
     var kitchenMinute: Double = 60
 
+    @Option(name: .customLong("max-connections"), help: ArgumentHelp(
+        "The most connections open at once (lowered to what the open-file limit allows).", valueName: "count"))
+    var maximumConnections = SceneSyncServer.ConnectionLimits().maximumConnections
+
+    @Option(name: .customLong("max-connections-per-address"), help: ArgumentHelp(
+        "The most connections open at once from one client address.", valueName: "count"))
+    var maximumConnectionsPerAddress = SceneSyncServer.ConnectionLimits().maximumConnectionsPerAddress
+
+    @Option(name: .customLong("request-head-timeout"), help: ArgumentHelp(
+        "Seconds a new connection has to send its first request's head.", valueName: "seconds"))
+    var requestHeadTimeout: Double = 10
+
     func validate() throws {
+        guard maximumConnections > 0, maximumConnectionsPerAddress > 0 else {
+            throw ValidationError("--max-connections and --max-connections-per-address must be at least 1.")
+        }
+        guard requestHeadTimeout.isFinite, requestHeadTimeout > 0, requestHeadTimeout <= 3_600 else {
+            throw ValidationError("--request-head-timeout must be a number of seconds above 0 and at most 3600.")
+        }
         guard kitchenMinute.isFinite, kitchenMinute > 0, kitchenMinute <= 3_600 else {
             throw ValidationError("--kitchen-minute must be a number of seconds above 0 and at most 3600.")
         }
@@ -74,7 +92,12 @@ struct Serve: AsyncParsableCommand {
         let durability = durability.storage
         let apps = try apps()
         let server = try SceneSyncServer(
-            configuration: .init(host: host, port: port, token: token, allowedHosts: allowedHosts, logger: logger),
+            configuration: .init(
+                host: host, port: port, token: token, allowedHosts: allowedHosts,
+                connectionLimits: .init(
+                    maximumConnections: maximumConnections, maximumConnectionsPerAddress: maximumConnectionsPerAddress,
+                    requestHeadTimeout: .milliseconds(Int64((requestHeadTimeout * 1000).rounded()))),
+                logger: logger),
             apps: apps
         ) { app, logger in
             // Each app keeps its data in a file of its own: <data-dir>/<name>.sqlite.

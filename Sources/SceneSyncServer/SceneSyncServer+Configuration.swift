@@ -40,6 +40,9 @@ extension SceneSyncServer {
         /// The most window sessions each app keeps; beyond it, the sessions of windows not
         /// connected go, least recently seen first (see `Application.Options.maximumSessions`).
         public var maximumSessions: Int
+        /// How many connections may be open, from one address and in total, and how soon and how
+        /// large their requests' heads must be.
+        public var connectionLimits: ConnectionLimits
         /// The server's logger.
         public var logger: Logger
         /// The clock timed waits such as ``closingGracePeriod`` run on; tests give a manual one.
@@ -60,6 +63,7 @@ extension SceneSyncServer {
             maximumFrameSize: Int = 1 << 20,
             outboundBufferLimit: Int = 4096,
             maximumSessions: Int = 10_000,
+            connectionLimits: ConnectionLimits = ConnectionLimits(),
             logger: Logger = Logger(label: "scenesync.server"),
             clock: any Clock<Duration> = ContinuousClock()
         ) {
@@ -76,6 +80,7 @@ extension SceneSyncServer {
             self.maximumFrameSize = maximumFrameSize
             self.outboundBufferLimit = outboundBufferLimit
             self.maximumSessions = maximumSessions
+            self.connectionLimits = connectionLimits
             self.logger = logger
             self.clock = clock
         }

@@ -109,8 +109,15 @@ public final class SceneSyncServer: Service, Sendable {
                 parts.append((app, try await runtime.makeParts()))
             }
             let webSocketResponder = makeWebSocketRouter().buildResponder()
+            let limits = configuration.connectionLimits
+            let admission = makeAdmission()
+            let reporter = RefusalReporter(logger: logger)
             let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
-                http1: .init(idleTimeout: .seconds(60)),
+                http1: .init(
+                    idleTimeout: TimeAmount(limits.idleTimeout),
+                    httpDecoderConfiguration: .init(
+                        maxHeaderFieldSize: limits.maximumHeadBytes, maxHeaderListSize: limits.maximumHeadBytes,
+                        maxHeaderFieldCount: limits.maximumHeaderCount)),
                 // Text that is not UTF-8 closes the socket with 1007, as RFC 6455 asks.
                 ws: .init(maxFrameSize: configuration.maximumFrameSize, autoPing: .enabled(timePeriod: .seconds(30)),
                           closeTimeout: .seconds(3), validateUTF8: true))
@@ -120,10 +127,15 @@ public final class SceneSyncServer: Service, Sendable {
                     QuiescingChannel(
                         base: HTTP1WebSocketUpgradeChannel(
                             responder: responder, webSocketResponder: webSocketResponder, configuration: channelConfiguration),
-                        connections: self.connections)
+                        connections: self.connections, admission: admission, limits: limits, reporter: reporter)
                 },
                 configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
-                onServerRunning: { [self] channel in didStart(port: channel.localAddress?.port) },
+                onServerRunning: { [self] channel in
+                    try? await channel.eventLoop.submit {
+                        try channel.pipeline.syncOperations.addHandler(AcceptPause(logger: logger), position: .first)
+                    }.get()
+                    didStart(port: channel.localAddress?.port)
+                },
                 logger: logger)
             // Graceful shutdown runs from the last service to the first: windows, then the apps'
             // services, then HTTP, so every window is told before its socket closes.
@@ -157,6 +169,20 @@ public final class SceneSyncServer: Service, Sendable {
 
     func runtime(named name: String) -> AppRuntime? {
         state.withLock { $0.runtimes[name] }
+    }
+
+    /// Counts connections against the configured limits, the total lowered to what the open-file
+    /// limit allows.
+    private func makeAdmission() -> ConnectionAdmission {
+        let limits = configuration.connectionLimits
+        var total = limits.maximumConnections
+        if let files = AcceptPause.openFileLimit(), files - limits.reservedFileDescriptors < total {
+            total = max(1, files - limits.reservedFileDescriptors)
+            configuration.logger.notice("The open-file limit lowers the connection limit", metadata: [
+                "openFileLimit": "\(files)", "maximumConnections": "\(total)",
+            ])
+        }
+        return ConnectionAdmission(maximumTotal: total, maximumPerAddress: limits.maximumConnectionsPerAddress)
     }
 
     /// Tells every window to come back later and disconnects every scene; once.

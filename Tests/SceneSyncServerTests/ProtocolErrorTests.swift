@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test func repeatedViolationsCloseTheWindowAndSayWhyInTheLog() async throws {
-        let (log, logger) = Self.warningLog()
+        let (log, logger) = capturedLog(.warning)
         let server = try await TestServer.start(maximumProtocolViolations: 3, logger: logger)
         let window = try await server.openWindow()
         for _ in 0..<3 { window.sendRaw("{not json") }
@@ -61,7 +61,7 @@ import Testing
     }
 
     @Test func aFloodIsRateLimitedAndTheConnectionStays() async throws {
-        let (log, logger) = Self.warningLog()
+        let (log, logger) = capturedLog(.warning)
         let server = try await TestServer.start(rateLimit: .init(burst: 5, perSecond: 2), logger: logger)
         let window = try await server.openWindow()
         for _ in 0..<20 { window.ping() }
@@ -78,12 +78,6 @@ import Testing
         try await server.stop()
     }
 
-    private static func warningLog() -> (InMemoryLogHandler, Logger) {
-        let log = InMemoryLogHandler()
-        var logger = Logger(label: "scenesync.tests") { _ in log }
-        logger.logLevel = .warning
-        return (log, logger)
-    }
 }
 
 /// Messages the protocol refuses, and the error code each gets.

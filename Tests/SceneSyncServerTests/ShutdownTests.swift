@@ -13,7 +13,7 @@ import Testing
     /// Browsers open spare connections before they need them.
     @Test(.timeLimit(.minutes(1)))
     func aConnectionThatNeverSentARequestDoesNotHoldUpTheShutdown() async throws {
-        let (log, logger) = Self.noticeLog()
+        let (log, logger) = capturedLog(.notice)
         let server = try await TestServer.start(connectionDrainTimeout: .seconds(10), logger: logger)
         let spare = try await Self.connect(port: server.port)
         let window = try await server.openWindow()
@@ -28,7 +28,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(1)))
     func aRequestNeverFinishedIsDroppedAfterTheDrainTimeout() async throws {
-        let (log, logger) = Self.noticeLog()
+        let (log, logger) = capturedLog(.notice)
         let server = try await TestServer.start(connectionDrainTimeout: .milliseconds(500), logger: logger)
         let stuck = try await Self.connect(port: server.port)
         // Half a request head: no HTTP handler is in place yet to answer the shutdown.
@@ -65,12 +65,6 @@ import Testing
 
     private static let dropNotice = "Closing HTTP connections still open"
 
-    private static func noticeLog() -> (InMemoryLogHandler, Logger) {
-        let log = InMemoryLogHandler()
-        var logger = Logger(label: "scenesync.tests") { _ in log }
-        logger.logLevel = .notice
-        return (log, logger)
-    }
 
     private static func connect(port: Int) async throws -> any Channel {
         try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: port).get()

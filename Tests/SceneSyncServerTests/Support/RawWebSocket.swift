@@ -1,25 +1,13 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A WebSocket written by hand, frame by frame, to send what no well-behaved client sends:
 /// binary frames, text that is not UTF-8, fragments that add up to too much, unmasked frames.
 final class RawWebSocket {
-    private let descriptor: Int32
-    private var received: [UInt8] = []
+    private let connection: RawConnection
 
     /// Connects to `/ws/<app>` on the server and completes the upgrade, as a page of the server.
     init(port: Int, app: String) async throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port)).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw RawWebSocketError.failed("connect: \(errno)") }
+        connection = try RawConnection(port: port)
         try write(Array(("GET /ws/\(app) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\n"
             + "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
             + "Sec-WebSocket-Version: 13\r\n\r\n").utf8))
@@ -28,8 +16,6 @@ final class RawWebSocket {
             throw RawWebSocketError.failed("upgrade refused: \(String(decoding: head, as: UTF8.self))")
         }
     }
-
-    deinit { close(descriptor) }
 
     /// Sends one frame; client frames are masked unless `masked` is false.
     func send(opcode: UInt8, _ payload: [UInt8], fin: Bool = true, masked: Bool = true) throws {
@@ -97,33 +83,11 @@ final class RawWebSocket {
     }
 
     private func write(_ bytes: [UInt8]) throws {
-        var sent = 0
-        while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard count > 0 else { throw RawWebSocketError.failed("send: \(errno)") }
-            sent += count
-        }
+        try connection.send(bytes)
     }
 
-    /// Reads until `complete` says how many of the bytes received make one whole unit, and takes them.
     private func read(timeout: Duration = .seconds(10), until complete: ([UInt8]) -> Int?) async throws -> [UInt8] {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            if let end = complete(received) {
-                defer { received.removeFirst(end) }
-                return Array(received[..<end])
-            }
-            guard ContinuousClock.now < deadline else { throw RawWebSocketError.failed("timed out with \(received.count) bytes") }
-            var chunk = [UInt8](repeating: 0, count: 65_536)
-            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            if count > 0 {
-                received += chunk[..<count]
-            } else if count == 0 {
-                throw RawWebSocketError.failed("closed by the server with \(received.count) bytes unread")
-            } else {
-                try await Task.sleep(for: .milliseconds(2))
-            }
-        }
+        try await connection.read(timeout: timeout, until: complete)
     }
 }
 

@@ -46,6 +46,7 @@ final class TestServer: Sendable {
         maximumProtocolViolations: Int = 20,
         directory: URL? = nil,
         connectionDrainTimeout: Duration = .seconds(5),
+        connectionLimits: SceneSyncServer.ConnectionLimits = .init(),
         lootLogger: Bool = false,
         logger: Logger? = nil,
         clock: any Clock<Duration> = ContinuousClock()
@@ -72,7 +73,8 @@ final class TestServer: Sendable {
         let server = try SceneSyncServer(
             configuration: .init(port: 0, token: token, closingGracePeriod: closingGracePeriod,
                                  connectionDrainTimeout: connectionDrainTimeout, rateLimit: rateLimit,
-                                 maximumProtocolViolations: maximumProtocolViolations, logger: logger, clock: clock),
+                                 maximumProtocolViolations: maximumProtocolViolations, connectionLimits: connectionLimits,
+                                 logger: logger, clock: clock),
             apps: apps
         ) { app, logger in
             try SQLiteStorage(path: directory.appendingPathComponent("\(app.name).sqlite").path, logger: logger)

@@ -3,7 +3,8 @@ import Logging
 import NIOCore
 import Synchronization
 
-/// Wraps the server's child channel so that a graceful shutdown can finish: connections that have
+/// Wraps the server's child channel to guard it (see ``RequestHeadGuard``) and so that a graceful
+/// shutdown can finish: connections that have
 /// not sent a byte yet are closed at once, and every connection is known, so that any still open
 /// after the drain timeout can be dropped.
 ///
@@ -14,14 +15,23 @@ struct QuiescingChannel<Base: ServerChildChannel>: ServerChildChannel {
     typealias Value = Base.Value
     let base: Base
     let connections: OpenConnections
+    let admission: ConnectionAdmission
+    let limits: SceneSyncServer.ConnectionLimits
+    let reporter: RefusalReporter
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         connections.insert(channel)
+        let refusal = admission.admit(channel)
         return channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(
+                RequestHeadGuard(limits: limits, refusal: refusal, reporter: reporter, logger: logger), position: .first)
             try channel.pipeline.syncOperations.addHandler(ClientMaskEnforcer(logger: logger), position: .first)
             try channel.pipeline.syncOperations.addHandler(UntouchedConnectionCloser(), position: .first)
         }.flatMap {
             base.setup(channel: channel, logger: logger)
+        }.flatMapThrowing { value in
+            try channel.pipeline.syncOperations.addHandler(FirstRequestErrorResponder())
+            return value
         }
     }
 

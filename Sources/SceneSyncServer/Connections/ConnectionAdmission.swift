@@ -1,0 +1,94 @@
+import Logging
+import NIOCore
+import Synchronization
+
+/// Counts the server's open connections, in total and per client address, and says whether a new
+/// one may stay.
+final class ConnectionAdmission: Sendable {
+    /// Why a connection was turned away.
+    enum Refusal: String, Sendable {
+        case serverFull = "the server's connection limit"
+        case addressFull = "the connection limit per address"
+    }
+
+    let maximumTotal: Int
+    let maximumPerAddress: Int
+    private let counts = Mutex(Counts())
+
+    private struct Counts {
+        var total = 0
+        var perAddress: [String: Int] = [:]
+    }
+
+    init(maximumTotal: Int, maximumPerAddress: Int) {
+        self.maximumTotal = maximumTotal
+        self.maximumPerAddress = maximumPerAddress
+    }
+
+    /// Counts the connection in if there is room, and out again when it closes.
+    func admit(_ channel: any Channel) -> Refusal? {
+        let address = Self.key(channel.remoteAddress)
+        let refusal: Refusal? = counts.withLock { counts in
+            if counts.total >= maximumTotal { return .serverFull }
+            if counts.perAddress[address, default: 0] >= maximumPerAddress { return .addressFull }
+            counts.total += 1
+            counts.perAddress[address, default: 0] += 1
+            return nil
+        }
+        if refusal == nil {
+            channel.closeFuture.whenComplete { [self] _ in
+                counts.withLock { counts in
+                    counts.total -= 1
+                    let left = counts.perAddress[address, default: 1] - 1
+                    counts.perAddress[address] = left > 0 ? left : nil
+                }
+            }
+        }
+        return refusal
+    }
+
+    /// Open connections, in total and from `address`.
+    func count(from address: SocketAddress? = nil) -> (total: Int, fromAddress: Int) {
+        let key = Self.key(address)
+        return counts.withLock { ($0.total, address == nil ? 0 : $0.perAddress[key, default: 0]) }
+    }
+
+    /// The address without its port: two connections from one machine share it.
+    static func key(_ address: SocketAddress?) -> String {
+        address?.ipAddress ?? "unknown"
+    }
+}
+
+/// Logs a flood of refusals at warning without flooding the log: the first at once, then how many
+/// more there were, at most once per interval.
+final class RefusalReporter: Sendable {
+    private let logger: Logger
+    private let interval: Duration
+    private let state = Mutex(State())
+
+    private struct State {
+        var lastReport: ContinuousClock.Instant?
+        var unreported: [String: Int] = [:]
+    }
+
+    init(logger: Logger, interval: Duration = .seconds(10)) {
+        self.logger = logger
+        self.interval = interval
+    }
+
+    /// Notes one refusal of `kind`; logs it, with those not logged yet, if the interval passed.
+    func refused(_ kind: String, metadata: Logger.Metadata = [:]) {
+        let now = ContinuousClock.now
+        let report: [String: Int]? = state.withLock { state in
+            state.unreported[kind, default: 0] += 1
+            if let last = state.lastReport, now - last < interval { return nil }
+            state.lastReport = now
+            defer { state.unreported = [:] }
+            return state.unreported
+        }
+        guard let report else { return }
+        var metadata = metadata
+        for (kind, count) in report { metadata[kind] = "\(count)" }
+        logger.warning("Refused connections or requests over the server's limits", metadata: metadata)
+    }
+}

@@ -1,0 +1,54 @@
+extension SceneSyncServer {
+    /// What one TCP connection, and one client address, may make the server hold before a request
+    /// is even read.
+    ///
+    /// A connection over ``maximumConnections`` or ``maximumConnectionsPerAddress`` is answered
+    /// `503 Service Unavailable` with `Retry-After` and closed. A connection's first request head
+    /// must arrive within ``requestHeadTimeout`` (else `408 Request Timeout`, or a silent close if
+    /// it sent nothing), fit in ``maximumHeadBytes`` and ``maximumHeaderCount`` (else `431 Request
+    /// Header Fields Too Large`) with a request line of at most ``maximumRequestLineBytes`` (else
+    /// `414 URI Too Long`). Between requests a connection may stay quiet for ``idleTimeout``; a later
+    /// request's head must also arrive within it, and one over the size limits gets `400`.
+    public struct ConnectionLimits: Sendable, Equatable {
+        /// The most connections open at once. The server lowers it to its open-file limit less
+        /// ``reservedFileDescriptors`` when that is smaller, so that accepting never runs out of
+        /// descriptors.
+        public var maximumConnections: Int
+        /// The most connections open at once from one client address.
+        public var maximumConnectionsPerAddress: Int
+        /// How long a new connection has to send its first request's head.
+        public var requestHeadTimeout: Duration
+        /// How long a connection may stay quiet between requests before it is closed. WebSockets
+        /// are not affected: they are pinged instead.
+        public var idleTimeout: Duration
+        /// The largest request head (request line and header fields), in bytes.
+        public var maximumHeadBytes: Int
+        /// The most header fields in one request.
+        public var maximumHeaderCount: Int
+        /// The longest request line (method, target and version), in bytes.
+        public var maximumRequestLineBytes: Int
+        /// File descriptors kept for everything but connections: databases, logs, the listener.
+        public var reservedFileDescriptors: Int
+
+        /// Creates connection limits; every one has a default.
+        public init(
+            maximumConnections: Int = 8_192,
+            maximumConnectionsPerAddress: Int = 2_048,
+            requestHeadTimeout: Duration = .seconds(10),
+            idleTimeout: Duration = .seconds(60),
+            maximumHeadBytes: Int = 32 * 1024,
+            maximumHeaderCount: Int = 100,
+            maximumRequestLineBytes: Int = 8 * 1024,
+            reservedFileDescriptors: Int = 64
+        ) {
+            self.maximumConnections = max(1, maximumConnections)
+            self.maximumConnectionsPerAddress = max(1, maximumConnectionsPerAddress)
+            self.requestHeadTimeout = requestHeadTimeout
+            self.idleTimeout = idleTimeout
+            self.maximumHeadBytes = max(256, maximumHeadBytes)
+            self.maximumHeaderCount = max(1, maximumHeaderCount)
+            self.maximumRequestLineBytes = max(64, min(maximumRequestLineBytes, self.maximumHeadBytes))
+            self.reservedFileDescriptors = max(0, reservedFileDescriptors)
+        }
+    }
+}
