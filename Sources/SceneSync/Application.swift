@@ -26,15 +26,20 @@ public final class Application {
         /// The most sessions kept. A new window beyond it makes room by discarding the sessions
         /// of windows not connected, least recently seen first; connected windows keep theirs.
         public var maximumSessions: Int
+        /// The most sessions kept for one client (see ``Application/connect(session:options:client:)``).
+        /// A new window beyond it makes room by discarding that client's sessions of windows not
+        /// connected, least recently seen first; if all of them are connected, it is refused.
+        public var maximumSessionsPerClient: Int
 
         /// Creates options.
         public init(
             sessionExpiry: Duration = .seconds(30 * 24 * 60 * 60), restorationSaveDelay: Duration = .milliseconds(100),
-            maximumSessions: Int = 10_000
+            maximumSessions: Int = 10_000, maximumSessionsPerClient: Int = 2_048
         ) {
             self.sessionExpiry = sessionExpiry
             self.restorationSaveDelay = restorationSaveDelay
             self.maximumSessions = max(1, maximumSessions)
+            self.maximumSessionsPerClient = max(1, maximumSessionsPerClient)
         }
     }
 
@@ -52,6 +57,11 @@ public final class Application {
     private var connecting: Set<SceneSession.ID> = []
     /// How many sessions are stored: counted at launch, and kept since.
     private var storedSessionCount = 0
+    /// Who each session connected from in this process, and each client's sessions.
+    private var clientOfSession: [SceneSession.ID: String] = [:]
+    private var sessionsOfClient: [String: Set<SceneSession.ID>] = [:]
+    /// When sessions not seen for ``Options/sessionExpiry`` were last looked for.
+    private var lastExpiry = ContinuousClock.now
     /// Scenes whose restoration activity changed and waits to be saved.
     private var restorationSavesDue: Set<SceneSession.ID> = []
     private var isLaunched = false
@@ -75,8 +85,9 @@ public final class Application {
         let cutoff = Date().addingTimeInterval(-options.sessionExpiry.timeInterval)
         let stored = try await storage.allSessions()
         let gone = stored.filter { $0.closedAt != nil || $0.lastSeenAt < cutoff }
+        storedSessionCount = stored.count
         try await discardStoredSessions(gone)
-        storedSessionCount = stored.count - gone.count
+        lastExpiry = .now
     }
 
     /// Connects a window's scene. With the `id` of a stored session the window is restored; with no
@@ -85,7 +96,14 @@ public final class Application {
     /// from the other window's current activity.
     ///
     /// The scene is left in ``SceneLifecycle/State/background``; ``move(_:to:)`` brings it forward.
-    public func connect(session id: SceneSession.ID?, options connectionOptions: ConnectionOptions = .init()) async throws -> Scene {
+    ///
+    /// - Parameter client: Who connects, such as the window's network address; sessions are
+    ///   counted against ``Options/maximumSessionsPerClient`` per client.
+    /// - Throws: ``ApplicationError/tooManySessions(client:)`` when the client's windows all are
+    ///   connected and it has as many sessions as it may; what storage throws.
+    public func connect(
+        session id: SceneSession.ID?, options connectionOptions: ConnectionOptions = .init(), client: String? = nil
+    ) async throws -> Scene {
         guard isLaunched else { throw ApplicationError.notLaunched }
         var session: SceneSession
         var isNew = true
@@ -116,7 +134,12 @@ public final class Application {
             connecting.insert(session.id)
         }
         defer { connecting.remove(session.id) }
-        if isNew { try await makeRoomForNewSession() }
+        if isNew {
+            if let client { try await makeRoom(for: client) }
+            try await expireSessionsIfDue()
+            try await makeRoomForNewSession()
+        }
+        if let client { attribute(session.id, to: client) }
 
         let configuration = delegate.application(self, configurationForConnecting: session, options: connectionOptions)
         logger.info("configurationForConnecting", metadata: ["scene.id": "\(session.id)", "configuration": "\(configuration.name)"])
@@ -280,10 +303,58 @@ public final class Application {
         try await discardStoredSessions(Array(oldest))
     }
 
+    /// At ``Options/maximumSessionsPerClient``, discards the client's sessions of windows not
+    /// connected, least recently seen first, to make room for one more; refuses if there are none.
+    private func makeRoom(for client: String) async throws {
+        let owned = sessionsOfClient[client] ?? []
+        guard owned.count >= options.maximumSessionsPerClient else { return }
+        let attached = Set(connectedScenes.keys).union(connecting)
+        let excess = owned.count - options.maximumSessionsPerClient + 1
+        let oldest = try await storage.allSessions()
+            .filter { owned.contains($0.id) && !attached.contains($0.id) }
+            .sorted { $0.lastSeenAt < $1.lastSeenAt }
+            .prefix(excess)
+        guard oldest.count == excess else {
+            logger.warning("Refused a window: its client has as many connected windows as it may", metadata: [
+                "client": "\(client)", "limit": "\(options.maximumSessionsPerClient)",
+            ])
+            throw ApplicationError.tooManySessions(client: client)
+        }
+        logger.warning("Too many sessions for one client; discarding those of its windows least recently seen", metadata: [
+            "client": "\(client)", "limit": "\(options.maximumSessionsPerClient)", "discarded": "\(oldest.count)",
+        ])
+        try await discardStoredSessions(Array(oldest))
+    }
+
+    private func attribute(_ id: SceneSession.ID, to client: String) {
+        if let previous = clientOfSession[id], previous != client { sessionsOfClient[previous]?.remove(id) }
+        clientOfSession[id] = client
+        sessionsOfClient[client, default: []].insert(id)
+    }
+
+    /// Discards the sessions not seen for ``Options/sessionExpiry``, at most once an hour while the
+    /// application runs (``launch()`` does it too), so that a server that runs for months keeps
+    /// only what its windows may still come back for.
+    private func expireSessionsIfDue() async throws {
+        let now = ContinuousClock.now
+        guard now - lastExpiry >= .seconds(3_600) else { return }
+        lastExpiry = now
+        let cutoff = Date().addingTimeInterval(-options.sessionExpiry.timeInterval)
+        let attached = Set(connectedScenes.keys).union(connecting)
+        let expired = try await storage.allSessions().filter { $0.lastSeenAt < cutoff && !attached.contains($0.id) }
+        try await discardStoredSessions(expired)
+    }
+
     private func discardStoredSessions(_ sessions: [SceneSession]) async throws {
         guard !sessions.isEmpty else { return }
         try await storage.deleteSessions(sessions.map(\.id))
         storedSessionCount = max(0, storedSessionCount - sessions.count)
+        for session in sessions {
+            if let client = clientOfSession.removeValue(forKey: session.id) {
+                sessionsOfClient[client]?.remove(session.id)
+                if sessionsOfClient[client]?.isEmpty == true { sessionsOfClient[client] = nil }
+            }
+        }
         for session in sessions {
             logger.info("didDiscardSceneSession", metadata: ["scene.id": "\(session.id)"])
         }
@@ -299,12 +370,16 @@ public enum ApplicationError: Error, Equatable, Sendable, CustomStringConvertibl
     case notLaunched
     /// The scene is not connected.
     case notConnected(SceneSession.ID)
+    /// The client has ``Application/Options/maximumSessionsPerClient`` sessions, all of them
+    /// connected: it must close a window before it opens another.
+    case tooManySessions(client: String)
 
     public var description: String {
         switch self {
         case .alreadyLaunched: "The application has already launched."
         case .notLaunched: "The application has not launched yet."
         case let .notConnected(id): "Scene \(id) is not connected."
+        case let .tooManySessions(client): "\(client) has as many windows open as it may; close one first."
         }
     }
 }

@@ -42,7 +42,9 @@ final class AppRuntime {
         logger[metadataKey: "app"] = "\(app.name)"
         let storage = try await makeStorage(app, logger)
         let application = Application(delegate: app.makeDelegate(logger), storage: storage,
-                                      options: .init(maximumSessions: configuration.maximumSessions), logger: logger)
+                                      options: .init(
+                                          maximumSessions: configuration.maximumSessions,
+                                          maximumSessionsPerClient: configuration.maximumSessionsPerAddress), logger: logger)
         try await application.launch()
         let settings = WindowConnection.Settings(
             policy: policy, rateLimit: configuration.rateLimit, maximumProtocolViolations: configuration.maximumProtocolViolations,
@@ -60,9 +62,9 @@ final class AppRuntime {
     // MARK: - Connections
 
     /// A connection for a new WebSocket, or `nil` while shutting down.
-    func openConnection(outbound: AsyncStream<String>.Continuation) -> WindowConnection? {
+    func openConnection(client: String, outbound: AsyncStream<String>.Continuation) -> WindowConnection? {
         guard !isShuttingDown else { return nil }
-        let connection = WindowConnection(runtime: self, outbound: outbound)
+        let connection = WindowConnection(runtime: self, client: client, outbound: outbound)
         connections[ObjectIdentifier(connection)] = connection
         return connection
     }

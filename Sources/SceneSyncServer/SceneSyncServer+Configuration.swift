@@ -40,6 +40,10 @@ extension SceneSyncServer {
         /// The most window sessions each app keeps; beyond it, the sessions of windows not
         /// connected go, least recently seen first (see `Application.Options.maximumSessions`).
         public var maximumSessions: Int
+        /// The most window sessions each app keeps for one client address; beyond it, that
+        /// address's sessions of windows not connected go, least recently seen first, and a window
+        /// whose address has only connected ones is refused (`tooManySessions`, close 1008).
+        public var maximumSessionsPerAddress: Int
         /// How many connections may be open, from one address and in total, and how soon and how
         /// large their requests' heads must be.
         public var connectionLimits: ConnectionLimits
@@ -63,6 +67,7 @@ extension SceneSyncServer {
             maximumFrameSize: Int = 1 << 20,
             outboundBufferLimit: Int = 4096,
             maximumSessions: Int = 10_000,
+            maximumSessionsPerAddress: Int = 2_048,
             connectionLimits: ConnectionLimits = ConnectionLimits(),
             logger: Logger = Logger(label: "scenesync.server"),
             clock: any Clock<Duration> = ContinuousClock()
@@ -80,6 +85,7 @@ extension SceneSyncServer {
             self.maximumFrameSize = maximumFrameSize
             self.outboundBufferLimit = outboundBufferLimit
             self.maximumSessions = maximumSessions
+            self.maximumSessionsPerAddress = maximumSessionsPerAddress
             self.connectionLimits = connectionLimits
             self.logger = logger
             self.clock = clock

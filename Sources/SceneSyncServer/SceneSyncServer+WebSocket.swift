@@ -9,8 +9,8 @@ extension SceneSyncServer {
     /// The WebSocket route, `/ws/<app>`: an upgrade must name this server in `Host`, come from
     /// one of its pages (`Origin`), and name a hosted app. A refused upgrade gets Hummingbird's
     /// 400 and no socket.
-    func makeWebSocketRouter() -> Router<BasicWebSocketRequestContext> {
-        let router = Router(context: BasicWebSocketRequestContext.self)
+    func makeWebSocketRouter() -> Router<WindowRequestContext> {
+        let router = Router(context: WindowRequestContext.self)
         router.ws("/ws/:app") { request, context in
             guard let name = context.parameters.get("app"), self.runtime(named: name) != nil else { return .dontUpgrade }
             if let refusal = self.policy.refusal(for: request.head, port: self.boundPort, requireOrigin: true) {
@@ -20,7 +20,8 @@ extension SceneSyncServer {
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, context in
             guard let name = context.requestContext.parameters.get("app"), let runtime = self.runtime(named: name) else { return }
-            try await self.serveWindow(runtime, inbound: inbound, outbound: outbound)
+            let client = ConnectionAdmission.key(context.requestContext.remoteAddress)
+            try await self.serveWindow(runtime, client: client, inbound: inbound, outbound: outbound)
         }
         return router
     }
@@ -32,9 +33,11 @@ extension SceneSyncServer {
     /// WebSocket layer refuses (a message over the frame limit, text that is not UTF-8) is thrown
     /// on, once the window has been disconnected, so that the socket closes with the code RFC 6455
     /// gives it (1009, 1007) rather than a normal close.
-    private func serveWindow(_ runtime: AppRuntime, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+    private func serveWindow(
+        _ runtime: AppRuntime, client: String, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
+    ) async throws {
         let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(configuration.outboundBufferLimit))
-        guard let connection = await runtime.openConnection(outbound: continuation) else {
+        guard let connection = await runtime.openConnection(client: client, outbound: continuation) else {
             try? await outbound.close(.goingAway, reason: "Shutting down")
             return
         }
@@ -75,7 +78,7 @@ extension SceneSyncServer {
 extension WindowConnection.CloseReason {
     var code: WebSocketErrorCode {
         switch self {
-        case .unauthorized, .protocolViolations: .policyViolation
+        case .unauthorized, .protocolViolations, .tooManySessions: .policyViolation
         case .binaryMessage: .unacceptableData
         case .shutdown, .overflow: .goingAway
         case .failed: .unexpectedServerError
@@ -90,6 +93,21 @@ extension WindowConnection.CloseReason {
         case .failed: "Could not connect"
         case .protocolViolations: "Too many refused messages"
         case .binaryMessage: "Only text messages"
+        case .tooManySessions: "Too many windows"
         }
+    }
+}
+
+/// The context of a window's WebSocket request: Hummingbird's, and the address it came from.
+struct WindowRequestContext: RequestContext, WebSocketRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let webSocket: WebSocketHandlerReference<Self>
+    /// The client's address, for the limit on sessions per client.
+    let remoteAddress: SocketAddress?
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        webSocket = .init()
+        remoteAddress = source.channel.remoteAddress
     }
 }

@@ -13,6 +13,7 @@ extension WindowConnection {
         static let noWindow = "noWindow"
         static let refused = "refused"
         static let connectFailed = "connectFailed"
+        static let tooManySessions = "tooManySessions"
     }
 
     /// Handles one message from the window, in the order they arrive.
@@ -77,6 +78,12 @@ extension WindowConnection {
 
     /// Connects the window's scene: restores its session or makes a new one, welcomes it, and
     /// draws it (or tells it that what it shows is current).
+    private func failToConnect(_ error: any Error) {
+        logger.error("Could not connect a window's scene", metadata: ["error": "\(error)"])
+        send(.error(ref: nil, code: ErrorCode.connectFailed, message: "The window could not be connected: \(error)"))
+        close(.failed)
+    }
+
     private func greet(_ hello: ClientMessage.Hello) async {
         guard runtime.settings.policy.accepts(token: hello.token) else {
             logger.notice("Refused a window without the access token")
@@ -90,12 +97,15 @@ extension WindowConnection {
         if let requested { runtime.cancelDiscard(of: requested) }
         let scene: Scene
         do {
-            scene = try await runtime.application.connect(session: requested, options: ConnectionOptions(activity: activity))
-        } catch {
-            logger.error("Could not connect a window's scene", metadata: ["error": "\(error)"])
-            send(.error(ref: nil, code: ErrorCode.connectFailed, message: "The window could not be connected: \(error)"))
-            close(.failed)
+            scene = try await runtime.application.connect(
+                session: requested, options: ConnectionOptions(activity: activity), client: client)
+        } catch let error as ApplicationError {
+            guard case .tooManySessions = error else { return failToConnect(error) }
+            send(.error(ref: nil, code: ErrorCode.tooManySessions, message: "Too many windows are open from here; close one first."))
+            close(.tooManySessions)
             return
+        } catch {
+            return failToConnect(error)
         }
         guard phase == .connecting else {
             // The server began shutting down while the scene connected.

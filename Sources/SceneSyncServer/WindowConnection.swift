@@ -35,6 +35,8 @@ final class WindowConnection: WindowOutlet {
         case protocolViolations
         /// The window sent a binary message; the protocol is text.
         case binaryMessage
+        /// The window's client has as many connected windows as it may.
+        case tooManySessions
     }
 
     enum Phase {
@@ -68,8 +70,12 @@ final class WindowConnection: WindowOutlet {
     /// Whether everything put on the stream has been written, or the writer gave up.
     private(set) var isFlushed = false
 
-    init(runtime: AppRuntime, outbound: AsyncStream<String>.Continuation) {
+    /// Who the window connects from: its network address, without the port.
+    let client: String
+
+    init(runtime: AppRuntime, client: String, outbound: AsyncStream<String>.Continuation) {
         self.runtime = runtime
+        self.client = client
         self.outbound = outbound
         bucket = TokenBucket(runtime.settings.rateLimit)
         logger = runtime.logger

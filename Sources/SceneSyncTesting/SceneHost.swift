@@ -35,8 +35,10 @@ public final class SceneHost {
 
     /// Opens a window: connects a scene (restoring `session` if given) and brings it to the
     /// foreground and active, as a newly shown browser window.
-    public func openWindow(session: SceneSession.ID? = nil, activity: SceneActivity? = nil) async throws -> HostedWindow {
-        let scene = try await application.connect(session: session, options: ConnectionOptions(activity: activity))
+    public func openWindow(
+        session: SceneSession.ID? = nil, activity: SceneActivity? = nil, client: String? = nil
+    ) async throws -> HostedWindow {
+        let scene = try await application.connect(session: session, options: ConnectionOptions(activity: activity), client: client)
         let window = HostedWindow(scene: scene)
         scene.window?.attach(window)
         try await application.move(scene, to: .foregroundActive)

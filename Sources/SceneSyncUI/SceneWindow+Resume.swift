@@ -12,9 +12,10 @@ extension SceneWindow {
     }
 
     static let resumePointKey = "scenesync.window.resumePoint"
-    /// The largest resume point kept, encoded. A window whose tree is larger is redrawn when it
-    /// reconnects, which costs its bytes once instead of keeping them for every closed window.
-    public static let resumePointLimit = 2 * 1024 * 1024
+    /// The largest resume point kept, encoded: 256 KiB. A window whose tree is larger (a list of a
+    /// few thousand rows) is redrawn when it reconnects, which costs its bytes once, on the wire,
+    /// instead of keeping them on disk for every window that may come back.
+    public static let resumePointLimit = 256 * 1024
 
     /// Saves what the other end showed when it went away, so that a reconnect, even to a restarted
     /// process, can be patched instead of redrawn. Nothing is saved if patches were held back.

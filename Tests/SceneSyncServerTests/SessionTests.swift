@@ -82,4 +82,26 @@ import Testing
         #expect(server.delegates.tally?.discarded.isEmpty == true)
         try await server.stop()
     }
+
+    @Test func anAddressWithAllItsWindowsOpenIsRefusedAnother() async throws {
+        let server = try await TestServer.start(maximumSessionsPerAddress: 2)
+        let first = try await server.openWindow()
+        _ = try await server.openWindow()
+        let third = try await server.window()
+        third.hello()
+        #expect(try await third.next(.error).errorCode == "tooManySessions")
+        try await third.waitUntil("the socket to close") { third.isClosed }
+        #expect(third.closeCode == 1008)
+
+        // A window that goes makes room: its session is the one discarded.
+        try await first.close()
+        var reopened: WindowClient?
+        let started = ContinuousClock.now
+        while reopened == nil, ContinuousClock.now - started < .seconds(10) {
+            reopened = try? await server.openWindow()
+        }
+        #expect(reopened != nil)
+        #expect(server.delegates.tally?.discarded.contains { $0.rawValue == first.session } == true)
+        try await server.stop()
+    }
 }

@@ -268,6 +268,24 @@ struct ApplicationTests {
         #expect(try await storage.session(id: fourth.sessionID) != nil)
     }
 
+    @Test func oneClientCannotFillTheSessionsAndIsRefusedWhenAllItsWindowsAreOpen() async throws {
+        let storage = try SQLiteStorage.inMemory()
+        let (host, delegate) = try await launch(storage, options: .init(maximumSessionsPerClient: 2))
+        let first = try await host.openWindow(client: "192.0.2.1")
+        let second = try await host.openWindow(client: "192.0.2.1")
+        await #expect(throws: ApplicationError.tooManySessions(client: "192.0.2.1")) {
+            try await host.openWindow(client: "192.0.2.1")
+        }
+        #expect(try await storage.allSessions().count == 2, "nothing was stored for the refused window")
+        _ = try await host.openWindow(client: "192.0.2.2")
+
+        await host.disconnect(first)
+        _ = try await host.openWindow(client: "192.0.2.1")
+        #expect(delegate.discarded.last == [first.sessionID], "the client's own window not connected made room")
+        #expect(try await storage.session(id: second.sessionID) != nil)
+        #expect(try await storage.allSessions().count == 3)
+    }
+
     @Test func sessionIDsAreUnguessableAndStrictlyParsed() throws {
         let ids = Set((0..<1000).map { _ in SceneSession.ID() })
         #expect(ids.count == 1000)

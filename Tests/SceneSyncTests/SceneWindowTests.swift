@@ -169,6 +169,23 @@ struct SceneWindowTests {
         #expect(window.patchFailures.isEmpty)
     }
 
+    @Test func aWindowTooLargeToKeepIsRedrawnWhenItComesBackAndKeepsNothingOnDisk() async throws {
+        let storage = try SQLiteStorage.inMemory()
+        let (host, order) = try await launch(storage)
+        let window = try await host.openWindow()
+        try await host.perform("select", on: tab(TabID.order), in: window)
+        let dish = String(repeating: "Bouillabaisse ", count: 50)
+        for index in 0..<400 { try await order.append("\(index) \(dish)") }
+        try await host.waitUntil("the long order") { window.rowTitles.count == 400 }
+        await host.disconnect(window)
+        let drafts = try await storage.drafts(session: window.sessionID)
+        #expect(drafts[SceneWindow.resumePointKey] == nil, "a tree over \(SceneWindow.resumePointLimit) bytes is not saved")
+
+        try await host.resume(window)
+        #expect(renders(window) == 2, "redrawn, as nothing says what it showed")
+        #expect(window.rowTitles.count == 400)
+    }
+
     @Test func tabsAndStacksComeBackAfterTheApplicationRestarts() async throws {
         let path = TemporaryDirectory().path("diner.sqlite")
         let sessionID: SceneSession.ID

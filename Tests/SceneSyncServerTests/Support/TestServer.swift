@@ -47,6 +47,7 @@ final class TestServer: Sendable {
         directory: URL? = nil,
         connectionDrainTimeout: Duration = .seconds(5),
         connectionLimits: SceneSyncServer.ConnectionLimits = .init(),
+        maximumSessionsPerAddress: Int = 2_048,
         lootLogger: Bool = false,
         logger: Logger? = nil,
         clock: any Clock<Duration> = ContinuousClock()
@@ -73,8 +74,8 @@ final class TestServer: Sendable {
         let server = try SceneSyncServer(
             configuration: .init(port: 0, token: token, closingGracePeriod: closingGracePeriod,
                                  connectionDrainTimeout: connectionDrainTimeout, rateLimit: rateLimit,
-                                 maximumProtocolViolations: maximumProtocolViolations, connectionLimits: connectionLimits,
-                                 logger: logger, clock: clock),
+                                 maximumProtocolViolations: maximumProtocolViolations, maximumSessionsPerAddress: maximumSessionsPerAddress,
+                                 connectionLimits: connectionLimits, logger: logger, clock: clock),
             apps: apps
         ) { app, logger in
             try SQLiteStorage(path: directory.appendingPathComponent("\(app.name).sqlite").path, logger: logger)
