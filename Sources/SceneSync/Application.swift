@@ -81,6 +81,7 @@ public final class Application {
         guard !isLaunched else { throw ApplicationError.alreadyLaunched }
         isLaunched = true
         logger.info("applicationDidFinishLaunching")
+        let crashed = try await storage.setRunning(true)
         try await delegate.applicationDidFinishLaunching(self)
         let cutoff = Date().addingTimeInterval(-options.sessionExpiry.timeInterval)
         let stored = try await storage.allSessions()
@@ -88,6 +89,24 @@ public final class Application {
         storedSessionCount = stored.count
         try await discardStoredSessions(gone)
         lastExpiry = .now
+        if crashed {
+            let kept = stored.filter { $0.closedAt == nil && $0.lastSeenAt >= cutoff }
+            logger.warning("The last run ended without stopping; recovered from storage", metadata: [
+                "sessions": "\(kept.count)",
+                "sessionsWithPlace": "\(kept.filter { $0.stateRestorationActivity != nil }.count)",
+            ])
+        }
+    }
+
+    /// Disconnects every scene and records that the application stopped cleanly, so that the next
+    /// ``launch()`` does not report a crash. Call it last, when the process is about to stop.
+    public func terminate() async {
+        await disconnectAll()
+        do {
+            _ = try await storage.setRunning(false)
+        } catch {
+            logger.error("Could not record a clean stop", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Connects a window's scene. With the `id` of a stored session the window is restored; with no

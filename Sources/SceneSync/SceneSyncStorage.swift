@@ -39,6 +39,11 @@ public protocol SceneSyncStorage: Sendable {
 
     /// Saves (or, with `nil`, deletes) one draft of a session.
     func setDraft(_ value: Data?, key: String, session: SceneSession.ID) async throws
+
+    /// Records whether an application runs on this storage now, durably, and returns what was
+    /// recorded before. `true` when an application starts means the last run ended without
+    /// stopping: a crash, `kill -9`, a power loss.
+    func setRunning(_ running: Bool) async throws -> Bool
 }
 
 /// An app's stored state as ``SceneSyncStorage/loadModel(app:)`` returns it.

@@ -40,6 +40,15 @@ extension SQLiteStorage {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v2: run state") { db in
+            // One row: whether an application runs on this database now, to tell a crash at launch.
+            try db.execute(sql: """
+                CREATE TABLE runState (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    running INTEGER NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -220,6 +220,17 @@ public final class SQLiteStorage: SceneSyncStorage {
         }
     }
 
+    public func setRunning(_ running: Bool) async throws -> Bool {
+        try await writer.write { db in
+            let previous = try Bool.fetchOne(db, sql: "SELECT running FROM runState WHERE id = 1") ?? false
+            try db.execute(sql: """
+                INSERT INTO runState (id, running) VALUES (1, ?)
+                ON CONFLICT (id) DO UPDATE SET running = excluded.running
+                """, arguments: [running])
+            return previous
+        }
+    }
+
     private static func decodeSession(_ row: Row) throws -> SceneSession {
         let id: String = row[0]
         do {

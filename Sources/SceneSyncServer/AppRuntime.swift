@@ -171,11 +171,13 @@ final class AppRuntime {
         closing.formUnion(connections.values.filter(\.saidClosing).compactMap(\.session))
         for task in pendingDiscards.values { task.cancel() }
         pendingDiscards = [:]
-        guard !closing.isEmpty else { return }
-        do {
-            try await application.storage.markSessionsClosed(closing.sorted(), at: Date())
-        } catch {
-            logger.error("Could not mark closed windows' sessions", metadata: ["error": "\(error)"])
+        if !closing.isEmpty {
+            do {
+                try await application.storage.markSessionsClosed(closing.sorted(), at: Date())
+            } catch {
+                logger.error("Could not mark closed windows' sessions", metadata: ["error": "\(error)"])
+            }
         }
+        await application.terminate()
     }
 }

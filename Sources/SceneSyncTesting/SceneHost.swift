@@ -139,7 +139,7 @@ public final class SceneHost {
 
     /// The process is going away: every scene disconnects, saving its restoration activity.
     public func terminate() async {
-        await application.disconnectAll()
+        await application.terminate()
     }
 }
 

@@ -40,6 +40,8 @@ public enum StorageConformance {
         case keepsPerSceneStorage
         /// Discarding a session deletes it and its drafts, and nothing of other sessions.
         case discardsSessionsAndTheirDrafts
+        /// The run mark is durable and tells a start after a clean stop from one after a crash.
+        case remembersWhetherItWasRunning
 
         public var testDescription: String { rawValue }
     }
@@ -58,6 +60,7 @@ public enum StorageConformance {
         case .keepsSessions: try await keepsSessions(try await make())
         case .keepsPerSceneStorage: try await keepsPerSceneStorage(try await make())
         case .discardsSessionsAndTheirDrafts: try await discardsSessionsAndTheirDrafts(try await make())
+        case .remembersWhetherItWasRunning: try await remembersWhetherItWasRunning(try await make())
         }
     }
 
@@ -172,6 +175,13 @@ public enum StorageConformance {
     }
 
     // MARK: - Sessions and per-scene storage
+
+    static func remembersWhetherItWasRunning(_ storage: any SceneSyncStorage) async throws {
+        #expect(try await storage.setRunning(true) == false, "a new storage was not running")
+        #expect(try await storage.setRunning(false) == true, "a clean stop finds it running")
+        #expect(try await storage.setRunning(true) == false, "a start after a clean stop")
+        #expect(try await storage.setRunning(true) == true, "a start after a crash finds it still running")
+    }
 
     static func session(closed: Date? = nil) -> SceneSession {
         let created = Date(timeIntervalSinceReferenceDate: 1_000_000)

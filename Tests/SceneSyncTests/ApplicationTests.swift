@@ -78,6 +78,28 @@ struct ApplicationTests {
         #expect(try await storage.drafts(session: other.sessionID).keys.sorted() == ["name"])
     }
 
+    @Test func aLaunchAfterACrashSaysSoWithWhatWasRecoveredAndOneAfterACleanStopDoesNot() async throws {
+        let path = TemporaryDirectory().path("crash.sqlite")
+        let crashWarning = "ended without stopping"
+        do {
+            let (host, _) = try await launch(try SQLiteStorage(path: path))
+            _ = try await host.openWindow()
+            _ = try await host.openWindow()
+            // No terminate: the process died here.
+        }
+        let afterCrash = InMemoryLogHandler()
+        do {
+            let (host, _) = try await launch(try SQLiteStorage(path: path), logger: Logger(label: "crash") { _ in afterCrash })
+            let warning = try #require(afterCrash.entries.first { $0.level == .warning && "\($0.message)".contains(crashWarning) })
+            #expect(warning.metadata["sessions"] == "2")
+            #expect(warning.metadata["sessionsWithPlace"] != nil)
+            await host.terminate()
+        }
+        let afterStop = InMemoryLogHandler()
+        _ = try await launch(try SQLiteStorage(path: path), logger: Logger(label: "clean") { _ in afterStop })
+        #expect(!afterStop.entries.contains { "\($0.message)".contains(crashWarning) })
+    }
+
     @Test func sessionsClosedOrLongUnseenWhileNoApplicationRanAreReportedAtTheNextLaunch() async throws {
         let path = TemporaryDirectory().path("down.sqlite")
         var ids: [SceneSession.ID] = []

@@ -64,4 +64,8 @@ final class InstrumentedStorage: SceneSyncStorage {
     func setDraft(_ value: Data?, key: String, session: SceneSession.ID) async throws {
         try await base.setDraft(value, key: key, session: session)
     }
+
+    func setRunning(_ running: Bool) async throws -> Bool {
+        try await base.setRunning(running)
+    }
 }
