@@ -1,5 +1,6 @@
 public import Foundation
 public import SceneSyncUI
+import SceneSync
 
 /// The messages between a window (the browser's renderer) and the scene that drives it: every
 /// message name and field, in one place. The renderer's `protocol.js` mirrors this file.

@@ -1,5 +1,6 @@
 import Foundation
 import Restaurant
+import SceneSync
 
 /// `GET /categories`.
 struct CategoriesResponse: Encodable {
@@ -53,9 +54,9 @@ enum OrderRequest {
     }
 
     static func menuIDs(in body: Data) throws(Invalid) -> [Int] {
-        let json: JSONValue
+        let json: StrictJSON
         do {
-            json = try JSONDecoder().decode(JSONValue.self, from: body)
+            json = try StrictJSON.parse(body)
         } catch {
             throw Invalid(description: "The body is not JSON; send {\"menuIds\": [1, 2, …]}.")
         }
@@ -72,7 +73,7 @@ enum OrderRequest {
         var ids: [Int] = []
         ids.reserveCapacity(values.count)
         for (index, value) in values.enumerated() {
-            guard case let .int(id) = value else {
+            guard case let .integer(id) = value else {
                 throw Invalid(description: "\"menuIds\"[\(index)] must be a whole number, not \(value.kind).")
             }
             ids.append(id)

@@ -1,10 +1,10 @@
-import Foundation
+package import Foundation
 
 /// JSON read to the letter of RFC 8259, keeping what a general decoder blurs: a number written as
 /// an integer (`2`) is not one written otherwise (`2.0`, `2e0`, `-0.0`), `true` is not `1`, a key
-/// may appear once, and text must be valid UTF-8. Window messages are read with it, so that the
-/// protocol's numbers are integers written as integers and nothing else passes for them.
-enum StrictJSON: Equatable {
+/// may appear once, and text must be valid UTF-8. Window messages and apps' own request bodies and
+/// files are read with it, so that an integer is written as one and nothing else passes for it.
+package enum StrictJSON: Equatable, Sendable {
     case null
     case bool(Bool)
     /// A number written as an integer (no fraction, no exponent) that fits in `Int`.
@@ -16,16 +16,18 @@ enum StrictJSON: Equatable {
     case object([String: StrictJSON])
 
     /// Why the text is not JSON.
-    struct Invalid: Error, Equatable {
-        let reason: String
-        let offset: Int
+    package struct Invalid: Error, Equatable {
+        /// What is wrong, in words.
+        package let reason: String
+        /// Where, in bytes from the start.
+        package let offset: Int
     }
 
     /// The deepest nesting of arrays and objects read; a window's messages need three.
-    static let maximumDepth = 16
+    package static let maximumDepth = 16
 
     /// Parses a whole JSON text: one value, with only white space around it.
-    static func parse(_ data: Data) throws(Invalid) -> StrictJSON {
+    package static func parse(_ data: Data) throws(Invalid) -> StrictJSON {
         var reader = Reader(bytes: [UInt8](data))
         let value = try reader.value(depth: 0)
         reader.skipWhitespace()
@@ -34,12 +36,12 @@ enum StrictJSON: Equatable {
     }
 
     /// What the value is, for messages.
-    var kind: String {
+    package var kind: String {
         switch self {
         case .null: "null"
         case .bool: "a Boolean"
         case .integer: "an integer"
-        case .number: "a number that is not an integer"
+        case .number: "a number with a fraction or an exponent"
         case .string: "a string"
         case .array: "an array"
         case .object: "an object"
