@@ -19,8 +19,15 @@ final class FirstRequestErrorResponder: ChannelDuplexHandler, RemovableChannelHa
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is RequestAnswered { hasAnswered = true }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        guard error is HTTPParserError, !hasAnswered else { return context.fireErrorCaught(error) }
+        guard error is HTTPParserError else { return context.fireErrorCaught(error) }
+        // A request already answered ends in a parse error of its unread rest: nothing to say.
+        guard !hasAnswered else { return }
         hasAnswered = true
         let body = "The request could not be read as HTTP/1.1.\n"
         var headers = HTTPHeaders()

@@ -147,6 +147,9 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// Closes the connection the way a client hanging up would: the upgrade handler behind this
     /// one sees its input end, gives up the request it was waiting for and closes.
     private static func hangUp(context: ChannelHandlerContext) {
+        // The decoder behind may hold part of the head; when the input ends it reports it as a
+        // parse error, which must not be answered a second time.
+        context.fireUserInboundEventTriggered(RequestAnswered())
         context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
         context.close(promise: nil)
     }
@@ -174,3 +177,7 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 }
+
+/// Told down the pipeline when the connection's request was answered and it is closing: nothing
+/// behind may answer again.
+struct RequestAnswered {}

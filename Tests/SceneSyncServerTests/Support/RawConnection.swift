@@ -63,6 +63,20 @@ final class RawConnection {
         return String(decoding: head, as: UTF8.self)
     }
 
+    /// The status lines of every response the server sends until it closes the connection.
+    func statusLinesUntilClosed(timeout: Duration = .seconds(10)) async throws -> [String] {
+        var bytes: [UInt8] = []
+        do {
+            _ = try await read(timeout: timeout) { received in
+                bytes = received
+                return nil
+            }
+        } catch RawConnectionError.closed {}
+        // A response may follow the last one's body on the same line: split on the version itself.
+        return String(decoding: bytes, as: UTF8.self).components(separatedBy: "HTTP/1.1 ").dropFirst()
+            .map { "HTTP/1.1 " + ($0.components(separatedBy: "\r\n").first ?? "") }
+    }
+
     /// Whether the server closes the connection within `timeout`, reading (and dropping) whatever
     /// it sends before.
     func isClosedByServer(within timeout: Duration) async throws -> Bool {
