@@ -31,6 +31,14 @@ extension SceneWindow {
         }
     }
 
+    /// Deletes the saved tree once the window has been drawn or resumed: from then on it no
+    /// longer says what the window shows, and after a crash a stale one would resume the window
+    /// out of step. Losing a newer one in a race costs a redraw, nothing more.
+    func forgetResumePoint() {
+        guard let scene, scene.drafts.data(for: Self.resumePointKey) != nil else { return }
+        Task { try? await scene.drafts.remove(Self.resumePointKey) }
+    }
+
     func captureResumePoint() {
         guard outlet != nil else { return }
         departed = hasRendered && held.isEmpty && !needsRedraw && !tabs.isEmpty
@@ -41,15 +49,13 @@ extension SceneWindow {
     /// be redrawn. A window that sends a route still has its page; the tree saved when it went away
     /// is what that page shows if the sequence numbers match (its route may be older than that
     /// tree: navigation since the last render came as patches).
+    ///
+    /// Without a saved tree (a crash, a tree too large to keep) the window is redrawn: its `route`
+    /// is that of its last render, and navigation since then came as patches, so it does not say
+    /// what the window shows.
     func resumePatches(for resume: (seq: [String: UInt64], route: String)) -> [Patch]? {
         let saved = scene?.drafts.data(for: Self.resumePointKey).flatMap { try? JSONDecoder().decode(ResumePoint.self, from: $0) }
-        guard let saved else {
-            guard resume.route == routeKey && resume.seq == sequences else { return nil }
-            // Nothing is sent, but the visible screen must know the handlers of what the window shows.
-            _ = makeRoot()
-            return []
-        }
-        guard saved.seq == resume.seq else { return nil }
+        guard let saved, saved.seq == resume.seq else { return nil }
         let root = makeRoot()
         let patches = ViewNode.patches(from: saved.root, to: root)
         // Patches the renderer would refuse (a node that changed parents keeps its id, so an

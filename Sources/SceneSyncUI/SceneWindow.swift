@@ -193,6 +193,7 @@ public final class SceneWindow: SceneUserInterface {
             needsRedraw = true
             return
         }
+        defer { forgetResumePoint() }
         if let resume, let patches = resumePatches(for: resume) {
             self.resume = nil
             hasRendered = true

@@ -103,9 +103,9 @@ struct SceneWindowTests {
         #expect(window.rowTitles == ["Soup", "Salad"])
     }
 
-    /// After a crash no tree was saved; a window that comes back showing what the server would
-    /// draw is told it resumed, and is sent nothing, yet every control on it still answers.
-    @Test func aWindowResumedWithoutASavedTreeStillAnswers() async throws {
+    /// After a crash no tree was saved. The window's route is that of its last render, which does
+    /// not say where it navigated since, so it is redrawn, and every control on it answers.
+    @Test func aWindowWithoutASavedTreeIsRedrawnAndAnswers() async throws {
         let storage = try SQLiteStorage.inMemory()
         let (host, _) = try await launch(storage)
         let window = try await host.openWindow()
@@ -113,10 +113,32 @@ struct SceneWindowTests {
         try await storage.setDraft(nil, key: SceneWindow.resumePointKey, session: window.sessionID)
 
         try await host.resume(window)
-        guard case .resumed = window.messages.last else { Issue.record("expected the window to resume"); return }
-
+        #expect(renders(window) == 2)
         try await host.perform("select", on: MenuScreen.row("Drinks"), in: window)
         #expect(window.title == "Drinks")
+    }
+
+    /// A saved tree is used once: a window resumed from it that navigates on and then loses its
+    /// server to a crash is redrawn, not patched from the old tree into the wrong screen.
+    @Test func aSavedTreeIsForgottenOnceUsedSoACrashLaterCannotResumeFromIt() async throws {
+        let storage = try SQLiteStorage.inMemory()
+        let (host, _) = try await launch(storage)
+        let window = try await host.openWindow()
+        await host.disconnect(window)
+        try await host.resume(window)
+        guard case .resumed = window.messages.last else { Issue.record("expected the window to resume"); return }
+        try await waitUntil("the used tree to be deleted") {
+            host.application.connectedScenes[window.sessionID]?.drafts.data(for: SceneWindow.resumePointKey) == nil
+        }
+        #expect(try await storage.drafts(session: window.sessionID)[SceneWindow.resumePointKey] == nil)
+
+        // It navigates by a patch; then the process dies, with nothing saved on the way out.
+        try await host.perform("select", on: MenuScreen.row("Drinks"), in: window)
+        #expect(window.title == "Drinks")
+        let restarted = try await SceneHost.launch(delegate: DinerAppDelegate(), storage: storage)
+        try await restarted.resume(window)
+        #expect(renders(window) == 2, "redrawn: nothing says it shows Drinks")
+        #expect(window.patchFailures.isEmpty)
     }
 
     /// A saved tree from which the current one is reached only by inserting a node before the
