@@ -56,12 +56,18 @@ struct Serve: AsyncParsableCommand {
         "Seconds a new connection has to send its first request's head.", valueName: "seconds"))
     var requestHeadTimeout: Double = 10
 
+    @Option(name: .customLong("request-body-timeout"), help: ArgumentHelp(
+        "Seconds a request's body may take to arrive, from its head.", valueName: "seconds"))
+    var requestBodyTimeout: Double = 30
+
     func validate() throws {
         guard maximumConnections > 0, maximumConnectionsPerAddress > 0 else {
             throw ValidationError("--max-connections and --max-connections-per-address must be at least 1.")
         }
-        guard requestHeadTimeout.isFinite, requestHeadTimeout > 0, requestHeadTimeout <= 3_600 else {
-            throw ValidationError("--request-head-timeout must be a number of seconds above 0 and at most 3600.")
+        for (name, seconds) in [("--request-head-timeout", requestHeadTimeout), ("--request-body-timeout", requestBodyTimeout)] {
+            guard seconds.isFinite, seconds > 0, seconds <= 3_600 else {
+                throw ValidationError("\(name) must be a number of seconds above 0 and at most 3600.")
+            }
         }
         guard kitchenMinute.isFinite, kitchenMinute > 0, kitchenMinute <= 3_600 else {
             throw ValidationError("--kitchen-minute must be a number of seconds above 0 and at most 3600.")
@@ -96,7 +102,8 @@ struct Serve: AsyncParsableCommand {
                 host: host, port: port, token: token, allowedHosts: allowedHosts,
                 connectionLimits: .init(
                     maximumConnections: maximumConnections, maximumConnectionsPerAddress: maximumConnectionsPerAddress,
-                    requestHeadTimeout: .milliseconds(Int64((requestHeadTimeout * 1000).rounded()))),
+                    requestHeadTimeout: .milliseconds(Int64((requestHeadTimeout * 1000).rounded())),
+                    requestBodyTimeout: .milliseconds(Int64((requestBodyTimeout * 1000).rounded()))),
                 logger: logger),
             apps: apps
         ) { app, logger in

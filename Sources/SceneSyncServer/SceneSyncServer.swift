@@ -114,6 +114,7 @@ public final class SceneSyncServer: Service, Sendable {
             let reporter = RefusalReporter(logger: logger)
             let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
                 http1: .init(
+                    additionalChannelHandlers: [RequestBodyDeadline(timeout: limits.requestBodyTimeout, reporter: reporter)],
                     idleTimeout: TimeAmount(limits.idleTimeout),
                     httpDecoderConfiguration: .init(
                         maxHeaderFieldSize: limits.maximumHeadBytes, maxHeaderListSize: limits.maximumHeadBytes,

@@ -110,6 +110,21 @@ import Glibc
         try await server.stop()
     }
 
+    @Test func aBodySentAByteAtATimeIsCutOffAtItsDeadline() async throws {
+        let server = try await TestServer.start(connectionLimits: .init(requestBodyTimeout: .milliseconds(500)))
+        let connection = try RawConnection(port: server.port)
+        try connection.send("POST / HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n")
+        let started = ContinuousClock.now
+        var closed = false
+        while !closed, ContinuousClock.now - started < .seconds(10) {
+            try? connection.send("x")
+            closed = try await connection.isClosedByServer(within: .milliseconds(100))
+        }
+        #expect(closed)
+        #expect(ContinuousClock.now - started < .seconds(5))
+        try await server.stop()
+    }
+
     @Test func aConnectionQuietBetweenRequestsIsClosedAfterTheIdleTimeout() async throws {
         let server = try await TestServer.start(connectionLimits: .init(idleTimeout: .milliseconds(500)))
         let connection = try RawConnection(port: server.port)

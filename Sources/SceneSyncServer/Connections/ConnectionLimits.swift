@@ -8,7 +8,9 @@ extension SceneSyncServer {
     /// it sent nothing), fit in ``maximumHeadBytes`` and ``maximumHeaderCount`` (else `431 Request
     /// Header Fields Too Large`) with a request line of at most ``maximumRequestLineBytes`` (else
     /// `414 URI Too Long`). Between requests a connection may stay quiet for ``idleTimeout``; a later
-    /// request's head must also arrive within it, and one over the size limits gets `400`.
+    /// request's head must also arrive within it, and one over the size limits gets `400`. A
+    /// request's body must arrive whole within ``requestBodyTimeout`` of its head, or the
+    /// connection is closed.
     public struct ConnectionLimits: Sendable, Equatable {
         /// The most connections open at once. The server lowers it to its open-file limit less
         /// ``reservedFileDescriptors`` when that is smaller, so that accepting never runs out of
@@ -18,6 +20,8 @@ extension SceneSyncServer {
         public var maximumConnectionsPerAddress: Int
         /// How long a new connection has to send its first request's head.
         public var requestHeadTimeout: Duration
+        /// How long a request's body may take to arrive, from its head.
+        public var requestBodyTimeout: Duration
         /// How long a connection may stay quiet between requests before it is closed. WebSockets
         /// are not affected: they are pinged instead.
         public var idleTimeout: Duration
@@ -35,6 +39,7 @@ extension SceneSyncServer {
             maximumConnections: Int = 8_192,
             maximumConnectionsPerAddress: Int = 2_048,
             requestHeadTimeout: Duration = .seconds(10),
+            requestBodyTimeout: Duration = .seconds(30),
             idleTimeout: Duration = .seconds(60),
             maximumHeadBytes: Int = 32 * 1024,
             maximumHeaderCount: Int = 100,
@@ -44,6 +49,7 @@ extension SceneSyncServer {
             self.maximumConnections = max(1, maximumConnections)
             self.maximumConnectionsPerAddress = max(1, maximumConnectionsPerAddress)
             self.requestHeadTimeout = requestHeadTimeout
+            self.requestBodyTimeout = requestBodyTimeout
             self.idleTimeout = idleTimeout
             self.maximumHeadBytes = max(256, maximumHeadBytes)
             self.maximumHeaderCount = max(1, maximumHeaderCount)
