@@ -60,6 +60,8 @@ public final class Application {
     /// Who each session connected from in this process, and each client's sessions.
     private var clientOfSession: [SceneSession.ID: String] = [:]
     private var sessionsOfClient: [String: Set<SceneSession.ID>] = [:]
+    /// Sessions being deleted now, so that no one picks them again meanwhile.
+    private var discarding: Set<SceneSession.ID> = []
     /// When sessions not seen for ``Options/sessionExpiry`` were last looked for.
     private var lastExpiry = ContinuousClock.now
     /// Scenes whose restoration activity changed and waits to be saved.
@@ -81,8 +83,9 @@ public final class Application {
         guard !isLaunched else { throw ApplicationError.alreadyLaunched }
         isLaunched = true
         logger.info("applicationDidFinishLaunching")
-        let crashed = try await storage.setRunning(true)
         try await delegate.applicationDidFinishLaunching(self)
+        // Marked after the delegate launched, so that a launch that fails is not taken for a crash.
+        let crashed = try await storage.setRunning(true)
         let cutoff = Date().addingTimeInterval(-options.sessionExpiry.timeInterval)
         let stored = try await storage.allSessions()
         let gone = stored.filter { $0.closedAt != nil || $0.lastSeenAt < cutoff }
@@ -158,7 +161,6 @@ public final class Application {
             try await expireSessionsIfDue()
             try await makeRoomForNewSession()
         }
-        if let client { attribute(session.id, to: client) }
 
         let configuration = delegate.application(self, configurationForConnecting: session, options: connectionOptions)
         logger.info("configurationForConnecting", metadata: ["scene.id": "\(session.id)", "configuration": "\(configuration.name)"])
@@ -166,6 +168,7 @@ public final class Application {
         session.lastSeenAt = Date()
         try await storage.saveSession(session)
         if isNew { storedSessionCount += 1 }
+        if let client { attribute(session.id, to: client) }
         let drafts = try await storage.drafts(session: session.id)
 
         let scene = Scene(session: session, connectionOptions: connectionOptions,
@@ -309,10 +312,11 @@ public final class Application {
     /// recently seen first, to make room for one more.
     private func makeRoomForNewSession() async throws {
         guard storedSessionCount >= options.maximumSessions else { return }
-        let attached = Set(connectedScenes.keys).union(connecting)
+        let stored = try await storage.allSessions()
+        let unavailable = Set(connectedScenes.keys).union(connecting).union(discarding)
         let excess = storedSessionCount - options.maximumSessions + 1
-        let oldest = try await storage.allSessions()
-            .filter { !attached.contains($0.id) }
+        let oldest = stored
+            .filter { !unavailable.contains($0.id) }
             .sorted { $0.lastSeenAt < $1.lastSeenAt }
             .prefix(excess)
         guard !oldest.isEmpty else { return }
@@ -325,12 +329,17 @@ public final class Application {
     /// At ``Options/maximumSessionsPerClient``, discards the client's sessions of windows not
     /// connected, least recently seen first, to make room for one more; refuses if there are none.
     private func makeRoom(for client: String) async throws {
+        guard (sessionsOfClient[client]?.count ?? 0) >= options.maximumSessionsPerClient else { return }
+        let stored = try await storage.allSessions()
+        // Read again after waiting: other windows may have connected, or sessions gone, meanwhile.
+        let storedIDs = Set(stored.map(\.id))
+        for id in sessionsOfClient[client] ?? [] where !storedIDs.contains(id) { forgetClient(of: id) }
         let owned = sessionsOfClient[client] ?? []
         guard owned.count >= options.maximumSessionsPerClient else { return }
-        let attached = Set(connectedScenes.keys).union(connecting)
+        let unavailable = Set(connectedScenes.keys).union(connecting).union(discarding)
         let excess = owned.count - options.maximumSessionsPerClient + 1
-        let oldest = try await storage.allSessions()
-            .filter { owned.contains($0.id) && !attached.contains($0.id) }
+        let oldest = stored
+            .filter { owned.contains($0.id) && !unavailable.contains($0.id) }
             .sorted { $0.lastSeenAt < $1.lastSeenAt }
             .prefix(excess)
         guard oldest.count == excess else {
@@ -345,6 +354,12 @@ public final class Application {
         try await discardStoredSessions(Array(oldest))
     }
 
+    private func forgetClient(of id: SceneSession.ID) {
+        guard let client = clientOfSession.removeValue(forKey: id) else { return }
+        sessionsOfClient[client]?.remove(id)
+        if sessionsOfClient[client]?.isEmpty == true { sessionsOfClient[client] = nil }
+    }
+
     private func attribute(_ id: SceneSession.ID, to client: String) {
         if let previous = clientOfSession[id], previous != client { sessionsOfClient[previous]?.remove(id) }
         clientOfSession[id] = client
@@ -355,25 +370,24 @@ public final class Application {
     /// application runs (``launch()`` does it too), so that a server that runs for months keeps
     /// only what its windows may still come back for.
     private func expireSessionsIfDue() async throws {
-        let now = ContinuousClock.now
-        guard now - lastExpiry >= .seconds(3_600) else { return }
-        lastExpiry = now
+        guard ContinuousClock.now - lastExpiry >= .seconds(3_600) else { return }
         let cutoff = Date().addingTimeInterval(-options.sessionExpiry.timeInterval)
-        let attached = Set(connectedScenes.keys).union(connecting)
-        let expired = try await storage.allSessions().filter { $0.lastSeenAt < cutoff && !attached.contains($0.id) }
-        try await discardStoredSessions(expired)
+        let stored = try await storage.allSessions()
+        let unavailable = Set(connectedScenes.keys).union(connecting).union(discarding)
+        try await discardStoredSessions(stored.filter { $0.lastSeenAt < cutoff && !unavailable.contains($0.id) })
+        lastExpiry = .now
     }
 
     private func discardStoredSessions(_ sessions: [SceneSession]) async throws {
+        // Two windows making room at once may pick the same session: it is discarded once.
+        let sessions = sessions.filter { !discarding.contains($0.id) }
         guard !sessions.isEmpty else { return }
-        try await storage.deleteSessions(sessions.map(\.id))
+        let ids = sessions.map(\.id)
+        discarding.formUnion(ids)
+        defer { discarding.subtract(ids) }
+        try await storage.deleteSessions(ids)
         storedSessionCount = max(0, storedSessionCount - sessions.count)
-        for session in sessions {
-            if let client = clientOfSession.removeValue(forKey: session.id) {
-                sessionsOfClient[client]?.remove(session.id)
-                if sessionsOfClient[client]?.isEmpty == true { sessionsOfClient[client] = nil }
-            }
-        }
+        for session in sessions { forgetClient(of: session.id) }
         for session in sessions {
             logger.info("didDiscardSceneSession", metadata: ["scene.id": "\(session.id)"])
         }

@@ -308,6 +308,24 @@ struct ApplicationTests {
         #expect(try await storage.allSessions().count == 3)
     }
 
+    @Test func twoWindowsMakingRoomAtOnceDiscardTwoSessionsNotOneTwice() async throws {
+        let storage = try SQLiteStorage.inMemory()
+        let (host, delegate) = try await launch(storage, options: .init(maximumSessionsPerClient: 2))
+        let first = try await host.openWindow(client: "192.0.2.1")
+        let second = try await host.openWindow(client: "192.0.2.1")
+        await host.disconnect(first)
+        await host.disconnect(second)
+
+        async let third = host.openWindow(client: "192.0.2.1")
+        async let fourth = host.openWindow(client: "192.0.2.1")
+        _ = try await (third, fourth)
+        #expect(delegate.discarded.flatMap { $0 }.sorted() == [first.sessionID, second.sessionID].sorted())
+        #expect(try await storage.allSessions().count == 2)
+        await #expect(throws: ApplicationError.tooManySessions(client: "192.0.2.1")) {
+            try await host.openWindow(client: "192.0.2.1")
+        }
+    }
+
     @Test func sessionIDsAreUnguessableAndStrictlyParsed() throws {
         let ids = Set((0..<1000).map { _ in SceneSession.ID() })
         #expect(ids.count == 1000)
