@@ -52,6 +52,11 @@ struct Serve: AsyncParsableCommand {
         "The most connections open at once from one client address.", valueName: "count"))
     var maximumConnectionsPerAddress = SceneSyncServer.ConnectionLimits().maximumConnectionsPerAddress
 
+    @Option(name: .customLong("reserved-descriptors"), help: ArgumentHelp(
+        "File descriptors kept for everything but connections; the connection limit is lowered to the open-file limit less these.",
+        valueName: "count"))
+    var reservedDescriptors = SceneSyncServer.ConnectionLimits().reservedFileDescriptors
+
     @Option(name: .customLong("request-head-timeout"), help: ArgumentHelp(
         "Seconds a new connection has to send its first request's head.", valueName: "seconds"))
     var requestHeadTimeout: Double = 10
@@ -61,6 +66,7 @@ struct Serve: AsyncParsableCommand {
     var requestBodyTimeout: Double = 30
 
     func validate() throws {
+        guard reservedDescriptors >= 0 else { throw ValidationError("--reserved-descriptors cannot be negative.") }
         guard maximumConnections > 0, maximumConnectionsPerAddress > 0 else {
             throw ValidationError("--max-connections and --max-connections-per-address must be at least 1.")
         }
@@ -94,6 +100,9 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "scenesync")
         logger.logLevel = logLevel.level
+        if let raised = OpenFileLimit.raiseToHardLimit() {
+            logger.info("Raised the open-file limit", metadata: ["from": "\(raised.from)", "to": "\(raised.to)"])
+        }
         let folder = URL(fileURLWithPath: dataDirectory, isDirectory: true)
         let durability = durability.storage
         let apps = try apps()
@@ -103,7 +112,8 @@ struct Serve: AsyncParsableCommand {
                 connectionLimits: .init(
                     maximumConnections: maximumConnections, maximumConnectionsPerAddress: maximumConnectionsPerAddress,
                     requestHeadTimeout: .milliseconds(Int64((requestHeadTimeout * 1000).rounded())),
-                    requestBodyTimeout: .milliseconds(Int64((requestBodyTimeout * 1000).rounded()))),
+                    requestBodyTimeout: .milliseconds(Int64((requestBodyTimeout * 1000).rounded())),
+                    reservedFileDescriptors: reservedDescriptors),
                 logger: logger),
             apps: apps
         ) { app, logger in

@@ -133,7 +133,7 @@ public final class SceneSyncServer: Service, Sendable {
                 configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
                 onServerRunning: { [self] channel in
                     try? await channel.eventLoop.submit {
-                        try channel.pipeline.syncOperations.addHandler(AcceptPause(logger: logger), position: .first)
+                        try channel.pipeline.syncOperations.addHandler(DescriptorReserve(admission: admission, logger: logger), position: .first)
                     }.get()
                     didStart(port: channel.localAddress?.port)
                 },
@@ -177,7 +177,7 @@ public final class SceneSyncServer: Service, Sendable {
     private func makeAdmission() -> ConnectionAdmission {
         let limits = configuration.connectionLimits
         var total = limits.maximumConnections
-        if let files = AcceptPause.openFileLimit(), files - limits.reservedFileDescriptors < total {
+        if let files = OpenFileLimit.current(), files - limits.reservedFileDescriptors < total {
             total = max(1, files - limits.reservedFileDescriptors)
             configuration.logger.notice("The open-file limit lowers the connection limit", metadata: [
                 "openFileLimit": "\(files)", "maximumConnections": "\(total)",

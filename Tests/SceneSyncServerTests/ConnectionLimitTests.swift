@@ -3,6 +3,7 @@ import InMemoryLogging
 import Logging
 import NIOCore
 import NIOEmbedded
+import NIOPosix
 @testable import SceneSyncServer
 import Testing
 
@@ -136,28 +137,43 @@ import Glibc
         try await server.stop()
     }
 
-    @Test func runningOutOfDescriptorsPausesAcceptingAndSaysSo() throws {
+    @Test func runningOutOfDescriptorsLowersTheLimitToTheConnectionsOpenAndSaysSo() async throws {
         let (log, logger) = capturedLog(.warning)
-        let loop = EmbeddedEventLoop()
-        let channel = EmbeddedChannel(loop: loop)
-        let reads = ReadCounter()
-        try channel.pipeline.syncOperations.addHandler(reads)
-        try channel.pipeline.syncOperations.addHandler(AcceptPause(pause: .milliseconds(100), logger: logger))
-        channel.read()
-        #expect(reads.count == 1, "accepting goes on while descriptors are there")
+        let admission = ConnectionAdmission(maximumTotal: 100, maximumPerAddress: 100)
+        // Two connections open, when the process runs out of descriptors.
+        let channels = try await Self.acceptedChannels(count: 2, admission: admission)
 
-        channel.pipeline.fireErrorCaught(IOError(errnoCode: EMFILE, reason: "accept"))
-        channel.read()
-        #expect(reads.count == 1, "no accept right after running out")
-        loop.advanceTime(by: .milliseconds(99))
-        #expect(reads.count == 1)
-        loop.advanceTime(by: .milliseconds(1))
-        #expect(reads.count == 2, "accepting resumes after the pause")
-        channel.pipeline.fireErrorCaught(IOError(errnoCode: EMFILE, reason: "accept"))
+        let listener = EmbeddedChannel(handler: DescriptorReserve(admission: admission, logger: logger))
+        listener.pipeline.fireErrorCaught(IOError(errnoCode: EMFILE, reason: "accept"))
+        #expect(admission.maximumTotal == 2, "no more connections than those open")
+        listener.pipeline.fireErrorCaught(IOError(errnoCode: EMFILE, reason: "accept"))
         #expect(log.entries.filter { $0.level == .warning && "\($0.message)".contains("Out of file descriptors") }.count == 1,
                 "said once, not once per failed accept")
-        _ = try? channel.finish()
+        _ = try? listener.finish()
+        for channel in channels { try await channel.close() }
     }
+
+    /// Client channels counted in by `admission`, as the server counts the connections it accepts.
+    private static func acceptedChannels(count: Int, admission: ConnectionAdmission) async throws -> [any Channel] {
+        var channels: [any Channel] = []
+        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                _ = admission.admit(channel)
+                return channel.eventLoop.makeSucceededVoidFuture()
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        for _ in 0..<count {
+            channels.append(try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: listener.localAddress!.port!).get())
+        }
+        let started = ContinuousClock.now
+        while admission.count().total < count, ContinuousClock.now - started < .seconds(5) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try await listener.close()
+        return channels
+    }
+
 
 }
 
@@ -183,15 +199,4 @@ enum OversizedHead: CaseIterable, Sendable, CustomTestStringConvertible {
     }
 
     var testDescription: String { "\(self)" }
-}
-
-/// Counts the reads that reach the head of the pipeline: each is one try to accept.
-final class ReadCounter: ChannelOutboundHandler {
-    typealias OutboundIn = Never
-    var count = 0
-
-    func read(context: ChannelHandlerContext) {
-        count += 1
-        context.read()
-    }
 }

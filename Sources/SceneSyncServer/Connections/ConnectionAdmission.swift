@@ -11,25 +11,40 @@ final class ConnectionAdmission: Sendable {
         case addressFull = "the connection limit per address"
     }
 
-    let maximumTotal: Int
     let maximumPerAddress: Int
-    private let counts = Mutex(Counts())
+    private let counts: Mutex<Counts>
 
     private struct Counts {
+        var maximumTotal: Int
         var total = 0
         var perAddress: [String: Int] = [:]
     }
 
     init(maximumTotal: Int, maximumPerAddress: Int) {
-        self.maximumTotal = maximumTotal
         self.maximumPerAddress = maximumPerAddress
+        counts = Mutex(Counts(maximumTotal: maximumTotal))
+    }
+
+    /// The most connections admitted at once now.
+    var maximumTotal: Int { counts.withLock(\.maximumTotal) }
+
+    /// Lowers the limit to the connections open now, when the process ran out of descriptors with
+    /// fewer open than the limit allows: every new one is refused until some close. Returns the
+    /// new limit, or `nil` if it was already that low.
+    func lowerLimitToOpenConnections() -> Int? {
+        counts.withLock { counts in
+            let lowered = max(1, counts.total)
+            guard lowered < counts.maximumTotal else { return nil }
+            counts.maximumTotal = lowered
+            return lowered
+        }
     }
 
     /// Counts the connection in if there is room, and out again when it closes.
     func admit(_ channel: any Channel) -> Refusal? {
         let address = Self.key(channel.remoteAddress)
         let refusal: Refusal? = counts.withLock { counts in
-            if counts.total >= maximumTotal { return .serverFull }
+            if counts.total >= counts.maximumTotal { return .serverFull }
             if counts.perAddress[address, default: 0] >= maximumPerAddress { return .addressFull }
             counts.total += 1
             counts.perAddress[address, default: 0] += 1

@@ -139,9 +139,29 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
         var head = "HTTP/1.1 \(status.line)\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n"
         if status == .serviceUnavailable { head += "Retry-After: 1\r\n" }
         head += "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
-        context.writeAndFlush(wrapOutboundOut(.byteBuffer(ByteBuffer(string: head)))).assumeIsolated().whenComplete { _ in
-            Self.hangUp(context: context)
+        context.writeAndFlush(wrapOutboundOut(.byteBuffer(ByteBuffer(string: head)))).assumeIsolated().whenComplete { [self] _ in
+            guard status != .serviceUnavailable else { return Self.hangUp(context: context) }
+            // The client may still be sending the rest of its request. Closing now, with its bytes
+            // unread, would reset the connection and could lose the answer on the way: end the
+            // output instead, read and drop what comes for a moment, then close.
+            context.close(mode: .output, promise: nil)
+            timeout = context.eventLoop.assumeIsolated().scheduleTask(in: Self.linger) {
+                Self.hangUp(context: context)
+            }
         }
+    }
+
+    /// How long a refused connection's late input is read and dropped before it is closed.
+    static let linger: TimeAmount = .seconds(2)
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // The client finished sending after a refusal: nothing more to wait for.
+        if isDone, !headComplete, let event = event as? ChannelEvent, event == .inputClosed, timeout != nil {
+            timeout?.cancel()
+            timeout = nil
+            return Self.hangUp(context: context)
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     /// Closes the connection the way a client hanging up would: the upgrade handler behind this
