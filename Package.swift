@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "RestaurantServer", targets: ["RestaurantServer"]),
         .executable(name: "scenesync", targets: ["SceneSyncCommand"]),
         .executable(name: "scenesync-bench", targets: ["SceneSyncBenchmarks"]),
+        .executable(name: "scenesync-fuzz", targets: ["SceneSyncFuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -177,6 +178,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Examples/Restaurant/Sources/RestaurantServer",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "SceneSyncFuzz",
+            dependencies: ["SceneSyncServer"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -14,7 +14,7 @@ import Testing
     }()
 
     @Test func matchesJSONEncoderOnRandomMessages() throws {
-        var random = SeededRandom(seed: 0x5CE7E5)
+        var random = SplitMix64(seed: 0x5CE7E5)
         for _ in 0..<3_000 {
             let message = random.message()
             let written = WindowProtocol.encode(message)
@@ -96,20 +96,8 @@ private indirect enum JSONShape: Equatable {
     }
 }
 
-/// SplitMix64: the same messages on every run.
-private struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// Random message parts, the same on every run.
+private extension SplitMix64 {
     /// Pieces of text that need escaping, or are not ASCII, or are neither.
     private static let fragments = [
         "a", "Z", "item-", "9", "_", " ", "$", "—", "é", "e\u{301}", "😀", "🇫🇷", "\u{2028}", "\u{7F}", "\u{0}", "\u{1}",
