@@ -348,17 +348,20 @@ def fresh_list(port, add=0):
             message = ws.recv_json(10)
             if message["type"] == "render":
                 tree = ViewTree(message["root"])
+        expected = len(tree.item_ids()) + add
         for ref in range(1, add + 1):
             ws.send_json({"type": "action", "v": 1, "ref": ref, "node": "add", "name": "tap"})
         acked = 0
         ws.send_json({"type": "ping", "v": 1})
-        while True:
+        pong = False
+        # An add's ack says it is committed; the patch that shows its row may come after the ack
+        # (and after the pong): wait for every row, not only for the answers.
+        while not (pong and acked == add and len(tree.item_ids()) == expected):
             message = ws.recv_json(10)
             if message["type"] == "patch":
                 tree.apply(message["ops"])
             acked += message["type"] == "ack"
-            if message["type"] == "pong" and acked == add:
-                break
+            pong = pong or message["type"] == "pong"
         rows = [(node_id, tree.nodes[node_id]["props"]) for node_id in tree.item_ids()]
         ws.send_json({"type": "closing", "v": 1})
         return rows, tree.ids()
