@@ -89,9 +89,14 @@ struct Serve: AsyncParsableCommand {
             throw StartupError(description: "\(menuFile.map { "--menu \($0)" } ?? "The standard menu") cannot be used. \(error)")
         }
         return [
-            HostedApp(name: "lootlogger", title: "LootLogger", summary: "An inventory of your possessions, in step in every window.") {
-                LootLoggerAppDelegate(logger: $0)
-            },
+            HostedApp(name: "lootlogger", title: "LootLogger", summary: "An inventory of your possessions, in step in every window.",
+                      makeDelegate: { LootLoggerAppDelegate(logger: $0) },
+                      parts: { launched in
+                          guard let store = (launched.application.delegate as? LootLoggerAppDelegate)?.store else {
+                              throw StartupError(description: "LootLogger's application did not open its item store.")
+                          }
+                          return HostedApp.Parts(widget: .following(store.controller) { $0.widgetSummary })
+                      }),
             RestaurantApp.hosted(menu: menu, images: DishImages.standard(),
                                  clock: KitchenClock(minute: .milliseconds(Int64((kitchenMinute * 1000).rounded())))),
         ]

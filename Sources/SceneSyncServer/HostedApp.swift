@@ -82,19 +82,25 @@ public struct HostedApp: Sendable {
         /// and before HTTP stops. One that ends early ends alone; one that fails shuts the server
         /// down gracefully.
         public var services: [any Service]
+        /// The app's widget summary, served at `/<name>/widget.json` (with an `ETag`) and followed
+        /// live at `/<name>/widget/events` (Server-Sent Events); `nil` for an app without one.
+        public var widget: WidgetFeed?
 
         /// Creates an app's parts; every one is optional.
         public init(routes: @escaping @Sendable (RouterGroup<BasicRequestContext>) -> Void = { _ in }, assets: URL? = nil,
-                    services: [any Service] = []) {
+                    services: [any Service] = [], widget: WidgetFeed? = nil) {
             self.routes = routes
             self.assets = assets
             self.services = services
+            self.widget = widget
         }
     }
 
     static let reservedNames: Set<String> = ["ws", "js", "css"]
 
-    static func isValidName(_ name: String) -> Bool {
+    /// Whether `name` can be an app's name: a URL segment of a-z, 0-9 and `-`, not one the server
+    /// uses itself.
+    public static func isValidName(_ name: String) -> Bool {
         !name.isEmpty && name.count <= 64 && !reservedNames.contains(name)
             && name.utf8.allSatisfy { (97...122).contains($0) || (48...57).contains($0) || $0 == 45 }
     }

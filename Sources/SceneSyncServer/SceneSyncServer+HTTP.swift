@@ -7,7 +7,7 @@ import NIOCore
 extension SceneSyncServer {
     /// The HTTP routes: the home page, each app's page, the renderer's files, and each app's own
     /// routes and assets.
-    func makeRouter(appParts: [(app: HostedApp, parts: HostedApp.Parts)]) -> Router<BasicRequestContext> {
+    func makeRouter(appParts: [(app: HostedApp, parts: HostedApp.Parts)], widgets: [String: WidgetHub] = [:]) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: RequestGuard(server: self))
         for (app, parts) in appParts {
@@ -41,7 +41,52 @@ extension SceneSyncServer {
         // Apps' routes are an API: beyond loopback they take the access token, whatever the method.
         let api = router.group().add(middleware: TokenGuard(policy: policy, logger: configuration.logger))
         for (_, parts) in appParts { parts.routes(api) }
+        if !widgets.isEmpty { Self.addWidgetRoutes(to: api, widgets: widgets) }
         return router
+    }
+
+    /// `GET /<app>/widget.json`: the summary, with an `ETag`; `If-None-Match` with it gets `304`.
+    /// `GET /<app>/widget/events`: Server-Sent Events, one `summary` event now and one per change,
+    /// each with the summary's `ETag` as its `id`.
+    ///
+    /// Routed by parameter, as `/:app` is: a constant `/<app>/…` would hide the app's page.
+    private static func addWidgetRoutes(to api: RouterGroup<BasicRequestContext>, widgets: [String: WidgetHub]) {
+        @Sendable func hub(_ context: BasicRequestContext) throws -> WidgetHub {
+            guard let name = context.parameters.get("app"), let hub = widgets[name] else { throw HTTPError(.notFound) }
+            return hub
+        }
+        api.get("/:app/widget.json") { request, context in
+            let published = try await hub(context).current()
+            let headers: HTTPFields = [.eTag: published.etag, .cacheControl: "no-cache"]
+            if let tags = request.headers[.ifNoneMatch], Self.matches(tags, published.etag) {
+                return Response(status: .notModified, headers: headers)
+            }
+            var full = headers
+            full[.contentType] = "application/json; charset=utf-8"
+            return Response(status: .ok, headers: full, body: ResponseBody(byteBuffer: published.body))
+        }
+        api.get("/:app/widget/events") { _, context in
+            let updates = try await hub(context).follow()
+            return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
+                            body: ResponseBody { writer in
+                for await published in updates {
+                    var event = ByteBuffer(string: "event: summary\nid: \(published.etag)\ndata: ")
+                    event.writeImmutableBuffer(published.body)
+                    event.writeString("\n\n")
+                    try await writer.write(event)
+                }
+                try await writer.finish(nil)
+            })
+        }
+    }
+
+    /// Whether an `If-None-Match` value names `etag` (or is `*`); weak tags compare as strong ones.
+    static func matches(_ ifNoneMatch: String, _ etag: String) -> Bool {
+        ifNoneMatch.split(separator: ",").contains { candidate in
+            var tag = candidate.trimmingCharacters(in: .whitespaces)
+            if tag.hasPrefix("W/") { tag.removeFirst(2) }
+            return tag == "*" || tag == etag
+        }
     }
 
     private func homePage(for request: Request) -> Response {

@@ -108,6 +108,10 @@ public final class SceneSyncServer: Service, Sendable {
                 state.withLock { $0.runtimes = runtimes }
                 parts.append((app, try await runtime.makeParts()))
             }
+            var widgets: [String: WidgetHub] = [:]
+            for (app, appParts) in parts {
+                if let feed = appParts.widget { widgets[app.name] = WidgetHub(feed: feed) }
+            }
             let webSocketResponder = makeWebSocketRouter().buildResponder()
             let limits = configuration.connectionLimits
             let admission = makeAdmission()
@@ -123,7 +127,7 @@ public final class SceneSyncServer: Service, Sendable {
                 ws: .init(maxFrameSize: configuration.maximumFrameSize, autoPing: .enabled(timePeriod: .seconds(30)),
                           closeTimeout: .seconds(3), validateUTF8: true))
             let http = Application(
-                router: makeRouter(appParts: parts),
+                router: makeRouter(appParts: parts, widgets: widgets),
                 server: HTTPServerBuilder { responder in
                     QuiescingChannel(
                         base: HTTP1WebSocketUpgradeChannel(
@@ -140,7 +144,7 @@ public final class SceneSyncServer: Service, Sendable {
                 logger: logger)
             // Graceful shutdown runs from the last service to the first: windows, then the apps'
             // services, then HTTP, so every window is told before its socket closes.
-            let appServices = parts.flatMap(\.parts.services).map {
+            let appServices = (parts.flatMap(\.parts.services) + widgets.values.map { $0 as any Service }).map {
                 ServiceGroupConfiguration.ServiceConfiguration(
                     service: $0, successTerminationBehavior: .ignore, failureTerminationBehavior: .gracefullyShutdownGroup)
             }

@@ -40,7 +40,10 @@ enum TallyParts {
                 }
             },
             assets: assets,
-            services: [JournaledService(journal: journal, connectedWindows: { launched.application.connectedScenes.count })])
+            services: [JournaledService(journal: journal, connectedWindows: { launched.application.connectedScenes.count })],
+            widget: .following(controller) { state in
+                WidgetSummary(title: "Tally", lines: [.init(label: "Lines", text: "\(state.lines.count)")])
+            })
     }
 }
 

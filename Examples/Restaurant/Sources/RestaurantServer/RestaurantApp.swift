@@ -33,7 +33,8 @@ public enum RestaurantApp {
                 return HostedApp.Parts(
                     routes: { api.addRoutes(to: $0) },
                     assets: images?.folder,
-                    services: [KitchenService(timer: KitchenTimer(restaurant: restaurant, logger: launched.logger))])
+                    services: [KitchenService(timer: KitchenTimer(restaurant: restaurant, logger: launched.logger))],
+                    widget: .following(restaurant.controller) { $0.widgetSummary })
             })
     }
 }
