@@ -21,10 +21,16 @@ extension SceneSyncServer {
             self.homePage(for: request)
         }
         router.get("/js/**") { request, context in
-            try await self.serve(self.staticFiles.lookup(request.uri.path), context: context)
+            try await self.serve(self.staticFiles.lookup(request.uri.path), context: context,
+                                 cacheControl: Self.cacheControl(forPath: request.uri.path))
         }
         router.get("/css/**") { request, context in
-            try await self.serve(self.staticFiles.lookup(request.uri.path), context: context)
+            try await self.serve(self.staticFiles.lookup(request.uri.path), context: context,
+                                 cacheControl: Self.cacheControl(forPath: request.uri.path))
+        }
+        router.get("/:app/widget") { _, context in
+            guard let name = context.parameters.get("app"), widgets[name] != nil else { throw HTTPError(.notFound) }
+            return try await self.serve(self.staticFiles.widgetPage, context: context, cacheControl: Self.widgetFilesCacheControl)
         }
         router.get("/:app") { _, context in
             guard let name = context.parameters.get("app"), self.apps.contains(where: { $0.name == name }) else {
@@ -110,11 +116,19 @@ extension SceneSyncServer {
 
     private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
-    private func serve(_ lookup: StaticFiles.Lookup, context: BasicRequestContext) async throws -> Response {
+    /// The widget page's own files may be used from the browser's cache for an hour without asking,
+    /// so that the widget opens, and shows its cached summary, while the server is down.
+    static let widgetFilesCacheControl = "max-age=3600"
+
+    static func cacheControl(forPath path: String) -> String {
+        ["/js/widget.js", "/css/widget.css"].contains(path) ? widgetFilesCacheControl : "no-cache"
+    }
+
+    private func serve(_ lookup: StaticFiles.Lookup, context: BasicRequestContext, cacheControl: String = "no-cache") async throws -> Response {
         switch lookup {
         case let .file(path, contentType):
             let body = try await FileIO().loadFile(path: path, context: context)
-            var headers: HTTPFields = [.contentType: contentType, .cacheControl: "no-cache"]
+            var headers: HTTPFields = [.contentType: contentType, .cacheControl: cacheControl]
             if contentType.hasPrefix("text/html") { headers[Self.contentSecurityPolicy] = Self.pagePolicy }
             return Response(status: .ok, headers: headers, body: body)
         case .invalid:

@@ -31,6 +31,7 @@ struct StaticFiles: Sendable {
 
     /// The page every app is served from.
     var appPage: Lookup { file(at: ["app.html"]) }
+    var widgetPage: Lookup { file(at: ["widget.html"]) }
 
     /// The file for a request to `/js/…` or `/css/…`, given the raw (still percent-encoded) path.
     func lookup(_ rawPath: String) -> Lookup {
