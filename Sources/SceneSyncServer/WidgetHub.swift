@@ -46,19 +46,19 @@ final class WidgetHub: Service, Sendable {
         let first = await current()
         let (stream, continuation) = AsyncStream.makeStream(of: Published.self, bufferingPolicy: .bufferingNewest(1))
         let id = UUID()
-        let latest: Published? = state.withLock { state in
-            guard !state.isFinished else { return nil }
+        let isFollowing = state.withLock { state in
+            // Yielded under the lock, so that no newer summary can reach the stream before it.
+            continuation.yield(state.published ?? first)
+            guard !state.isFinished else { return false }
             state.followers[id] = continuation
-            return state.published
+            return true
         }
-        guard let latest else {
-            continuation.yield(first)
+        if isFollowing {
+            continuation.onTermination = { [weak self] _ in
+                _ = self?.state.withLock { $0.followers.removeValue(forKey: id) }
+            }
+        } else {
             continuation.finish()
-            return stream
-        }
-        continuation.yield(latest)
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.followers.removeValue(forKey: id) }
         }
         return stream
     }
