@@ -83,7 +83,8 @@ def classify(payload):
     """What PROTOCOL.md says of `payload` as a text message:
 
     "malformed"    it does not decode (not JSON, not an object, an unknown or missing type or field,
-                   a wrong `v` or field type, duplicate keys, over 64 KiB): an `error` must answer it;
+                   a wrong `v` or field type, duplicate keys, over 64 KiB): an `error` must answer it
+                   (an optional field given as `null` counts as left out);
     "valid"        a message the protocol takes (it may still be refused, as an action on no node);
     "unsure"       the protocol does not settle it (a float where an integer goes, a lone surrogate,
                    a value nested deep, a session that is not 32 hex digits): any answer will do;
@@ -131,6 +132,8 @@ def classify(payload):
         return "malformed"
     for field in fields:
         value = message[field]
+        if value is None and field in optional:
+            continue  # an optional field given as null is one left out
         if field in BOOLEANS and not isinstance(value, bool):
             return "malformed"
         if field in STRINGS and not isinstance(value, str):
