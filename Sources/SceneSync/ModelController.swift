@@ -59,6 +59,7 @@ public actor ModelController<State: ModelState> {
     private let storage: any SceneSyncStorage
     private let logger: Logger
     private let broadcaster: Broadcaster<State.Event>
+    private let transientBroadcaster = TransientBroadcaster<State.Transient>()
     /// Shared by every sender's task: `JSONEncoder` is thread-safe, and making one per intent costs
     /// allocations for nothing.
     private let encoder = JSONEncoder()
@@ -108,6 +109,32 @@ public actor ModelController<State: ModelState> {
     /// How many live subscriptions are registered.
     public nonisolated var subscriberCount: Int { broadcaster.subscriberCount }
 
+    /// The app's transient events from now on, as they are announced with ``announce(origin:_:)``.
+    ///
+    /// Nothing announced before the call is delivered, nor replayed after a reconnection. The
+    /// stream ends when the controller closes, or when its iterating task is cancelled.
+    public nonisolated func transients() -> AsyncStream<TransientEnvelope<State.Transient>> {
+        transientBroadcaster.subscribe(bufferLimit: options.subscriberBufferLimit)
+    }
+
+    /// How many live subscriptions to transient events are registered.
+    public nonisolated var transientSubscriberCount: Int { transientBroadcaster.subscriberCount }
+
+    /// Announces transient events to every subscriber of ``transients()`` at once: `decide` checks
+    /// the intent against the current state (including intents not yet committed) and returns the
+    /// events, or throws to refuse it.
+    ///
+    /// Transient events are for what matters only while it happens, such as "Ana is typing". They
+    /// are not logged, change no state, take no sequence number and wait for no commit.
+    ///
+    /// - Throws: the error `decide` throws; ``ModelControllerError/closed`` after ``close()``.
+    public func announce(origin: SceneSession.ID?, _ decide: (State) throws -> [State.Transient]) throws {
+        guard !isClosed else { throw ModelControllerError.closed }
+        let events = try decide(pending)
+        let timestamp = Date()
+        transientBroadcaster.publish(events.map { TransientEnvelope(origin: origin, timestamp: timestamp, event: $0) })
+    }
+
     /// Runs an intent: `decide` checks it against the current state (including intents not yet
     /// committed) and returns the events it causes, or throws to refuse it.
     ///
@@ -137,6 +164,7 @@ public actor ModelController<State: ModelState> {
         isClosed = true
         await waitForCommit(of: lastAssigned)
         broadcaster.finish()
+        transientBroadcaster.finish()
     }
 
     /// Checks an intent and queues it for the next commit; `nil` if it caused no events, once

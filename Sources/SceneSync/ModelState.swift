@@ -9,6 +9,9 @@ public import Foundation
 public protocol ModelState: Sendable {
     /// The app's update event.
     associatedtype Event: UpdateEvent
+    /// What the app announces without keeping it, such as "Ana is typing": see
+    /// ``ModelController/announce(origin:_:)``. Apps with none leave it `Never`.
+    associatedtype Transient: Sendable = Never
 
     /// The state of an app that has never recorded anything.
     init()

@@ -27,9 +27,14 @@ public struct ConnectionOptions: Sendable, Equatable {
     /// An activity the window was opened to show ("Open in New Window"), as `userActivities`.
     /// A restored window finds its activity on ``SceneSession/stateRestorationActivity`` instead.
     public var activity: SceneActivity?
+    /// The device the window is on, as its host identifies it: in a browser, the profile, which
+    /// every window of it shares (unlike the session, which is the window's own). `nil` when the
+    /// host does not say. An app may keep who is signed in per device, as Chat does.
+    public var device: String?
 
     /// Creates connection options.
-    public init(activity: SceneActivity? = nil) {
+    public init(activity: SceneActivity? = nil, device: String? = nil) {
         self.activity = activity
+        self.device = device
     }
 }

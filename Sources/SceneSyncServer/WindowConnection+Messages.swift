@@ -98,7 +98,7 @@ extension WindowConnection {
         let scene: Scene
         do {
             scene = try await runtime.application.connect(
-                session: requested, options: ConnectionOptions(activity: activity), client: client)
+                session: requested, options: ConnectionOptions(activity: activity, device: hello.device), client: client)
         } catch let error as ApplicationError {
             guard case .tooManySessions = error else { return failToConnect(error) }
             send(.error(ref: nil, code: ErrorCode.tooManySessions, message: "Too many windows are open from here; close one first."))

@@ -7,10 +7,12 @@ import NIOWebSocket
 
 /// What a window sends: the protocol's messages, as the renderer writes them.
 extension WindowClient {
-    /// Says hello, as the first message on every connection.
+    /// Says hello, as the first message on every connection; `device` stands for the browser
+    /// profile (32 lowercase hex digits), shared by the windows of one profile.
     public func hello(session: String? = nil, seq: [String: UInt64]? = nil, route: String? = nil, open: String? = nil,
-                      token: String? = nil, visible: Bool = true, focused: Bool = true) {
-        send(.hello, ClientMessage.Hello(session: session, seq: seq, route: route, open: open, token: token,
+                      token: String? = nil, device: String? = nil, visible: Bool = true, focused: Bool = true) {
+        self.device = device
+        send(.hello, ClientMessage.Hello(session: session, seq: seq, route: route, open: open, token: token, device: device,
                                          visible: visible, focused: focused))
     }
 

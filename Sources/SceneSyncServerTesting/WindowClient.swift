@@ -48,6 +48,8 @@ public final class WindowClient {
     public private(set) var seq: [String: UInt64]?
     /// The route of the last render.
     public private(set) var route: String?
+    /// The browser profile the window said hello from, sent again on ``reconnect(token:resuming:)``.
+    public internal(set) var device: String?
     /// Patches that did not fit the view, and messages that did not decode: the window is out of step.
     public private(set) var problems: [String] = []
     /// Whether the socket is closed.
@@ -95,7 +97,7 @@ public final class WindowClient {
     /// and a hello with this window's session, sequence numbers and route.
     public func reconnect(token: String? = nil, resuming: Bool = true) async throws -> WindowClient {
         let client = try await WindowClient.connect(host: host, port: port, app: app, hostHeader: hostHeader, origin: origin)
-        client.hello(session: session, seq: seq, route: resuming ? route : nil, token: token)
+        client.hello(session: session, seq: seq, route: resuming ? route : nil, token: token, device: device)
         return client
     }
 

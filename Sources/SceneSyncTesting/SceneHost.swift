@@ -34,12 +34,14 @@ public final class SceneHost {
     }
 
     /// Opens a window: connects a scene (restoring `session` if given) and brings it to the
-    /// foreground and active, as a newly shown browser window.
+    /// foreground and active, as a newly shown browser window. Windows opened with the same
+    /// `device` are windows of one browser profile.
     public func openWindow(
-        session: SceneSession.ID? = nil, activity: SceneActivity? = nil, client: String? = nil
+        session: SceneSession.ID? = nil, activity: SceneActivity? = nil, client: String? = nil, device: String? = nil
     ) async throws -> HostedWindow {
-        let scene = try await application.connect(session: session, options: ConnectionOptions(activity: activity), client: client)
-        let window = HostedWindow(scene: scene)
+        let scene = try await application.connect(
+            session: session, options: ConnectionOptions(activity: activity, device: device), client: client)
+        let window = HostedWindow(scene: scene, device: device)
         scene.window?.attach(window)
         try await application.move(scene, to: .foregroundActive)
         if scene.window != nil {
@@ -69,7 +71,7 @@ public final class SceneHost {
     /// The window was reloaded: it disconnects and connects again with the same session.
     public func reload(_ window: HostedWindow) async throws {
         await disconnect(window)
-        let scene = try await application.connect(session: window.sessionID)
+        let scene = try await application.connect(session: window.sessionID, options: ConnectionOptions(device: window.device))
         window.scene = scene
         window.resetView()
         scene.window?.attach(window)
@@ -84,7 +86,7 @@ public final class SceneHost {
     /// its page does, and is patched up to date rather than redrawn when the server can.
     public func resume(_ window: HostedWindow) async throws {
         await disconnect(window)
-        let scene = try await application.connect(session: window.sessionID)
+        let scene = try await application.connect(session: window.sessionID, options: ConnectionOptions(device: window.device))
         window.scene = scene
         let received = window.messages.count
         scene.window?.attach(window, resumingFrom: window.sequences, route: window.route)
@@ -165,10 +167,13 @@ public final class HostedWindow: WindowOutlet {
     public private(set) var route: String?
     /// Patches that did not fit the view: a window out of step. Empty in a correct run.
     public private(set) var patchFailures: [ViewTreeError] = []
+    /// The browser profile the window is in, if it was opened with one.
+    public let device: String?
     var actionCount = 0
 
-    init(scene: Scene) {
+    init(scene: Scene, device: String? = nil) {
         self.scene = scene
+        self.device = device
         self.sessionID = scene.session.id
     }
 
@@ -188,6 +193,11 @@ public final class HostedWindow: WindowOutlet {
 
     /// The navigation bar's title.
     public var title: String? { text(SceneWindow.NodeID.navigationBar, "title") }
+
+    /// The messages of the notices the window shows.
+    public var noticeTexts: [String] {
+        node(SceneWindow.NodeID.overlay)?.children.filter { $0.kind == .notice }.compactMap { $0.props["message"]?.string } ?? []
+    }
 
     public func send(_ message: WindowUpdate) {
         messages.append(message)
@@ -222,5 +232,10 @@ public final class HostedWindow: WindowOutlet {
 public struct HostTimeout: Error, CustomStringConvertible {
     /// What was waited for.
     public let waitingFor: String
+
+    /// A timeout waiting for `waitingFor`.
+    public init(waitingFor: String) {
+        self.waitingFor = waitingFor
+    }
     public var description: String { "Timed out waiting for \(waitingFor)." }
 }

@@ -85,6 +85,9 @@ public enum ClientMessage: Equatable, Sendable {
         public var open: String?
         /// The access token, when the server requires one.
         public var token: String?
+        /// The browser profile the window is in, kept in `localStorage`: every window of one profile
+        /// sends the same 32 lowercase hex digits. Scenes find it in ``ConnectionOptions/device``.
+        public var device: String?
         /// Whether the window is visible.
         public var visible: Bool
         /// Whether the window has focus.
@@ -92,8 +95,9 @@ public enum ClientMessage: Equatable, Sendable {
 
         /// Creates a hello.
         public init(session: String? = nil, seq: [String: UInt64]? = nil, route: String? = nil, open: String? = nil,
-                    token: String? = nil, visible: Bool = true, focused: Bool = true) {
+                    token: String? = nil, device: String? = nil, visible: Bool = true, focused: Bool = true) {
             self.session = session
+            self.device = device
             self.seq = seq
             self.route = route
             self.open = open
@@ -105,7 +109,7 @@ public enum ClientMessage: Equatable, Sendable {
 
     static let types: Set<WindowProtocol.MessageType> = [.hello, .action, .visibility, .closing, .ping]
     static let fields: [WindowProtocol.MessageType: Set<String>] = [
-        .hello: ["session", "seq", "route", "open", "token", "visible", "focused"],
+        .hello: ["session", "seq", "route", "open", "token", "device", "visible", "focused"],
         .action: ["ref", "node", "name", "value"],
         .visibility: ["visible", "focused"],
         .closing: [],
@@ -137,7 +141,7 @@ private enum StrictClientMessage {
         case .hello:
             return .hello(ClientMessage.Hello(
                 session: try reader.optionalString("session"), seq: try reader.sequences("seq"), route: try reader.optionalString("route"),
-                open: try reader.optionalString("open"), token: try reader.optionalString("token"),
+                open: try reader.optionalString("open"), token: try reader.optionalString("token"), device: try reader.device("device"),
                 visible: try reader.bool("visible"), focused: try reader.bool("focused")))
         case .action:
             return .action(UserAction(ref: try reader.integer("ref"), node: try reader.string("node"),
@@ -170,6 +174,15 @@ private enum StrictClientMessage {
         func optionalString(_ name: String) throws(WindowProtocolError) -> String? {
             guard let value = fields[name], value != .null else { return nil }
             guard case let .string(text) = value else { throw wrongType(name) }
+            return text
+        }
+
+        /// A browser profile's id: 32 lowercase hex digits.
+        func device(_ name: String) throws(WindowProtocolError) -> String? {
+            guard let text = try optionalString(name) else { return nil }
+            guard text.utf8.count == 32, text.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+                throw .malformed("\"\(name)\" in \(type) must be 32 lowercase hex digits")
+            }
             return text
         }
 

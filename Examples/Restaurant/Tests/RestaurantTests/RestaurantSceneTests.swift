@@ -225,10 +225,3 @@ extension RestaurantSceneTests {
         try await host.waitUntil("the subscription to end") { restaurant.controller.subscriberCount == baseline }
     }
 }
-
-extension HostedWindow {
-    /// The messages of the notices the window shows.
-    var noticeTexts: [String] {
-        node(SceneWindow.NodeID.overlay)?.children.filter { $0.kind == .notice }.compactMap { $0.props["message"]?.string } ?? []
-    }
-}
