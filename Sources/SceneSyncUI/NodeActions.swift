@@ -41,9 +41,11 @@ public struct ActionName: RawRepresentable, Hashable, Codable, Sendable, Express
     public static let back: ActionName = "back"
     /// A notice was dismissed.
     public static let dismiss: ActionName = "dismiss"
+    /// A composer's text was sent; the value is the text.
+    public static let send: ActionName = "send"
 
     /// The actions the renderer sends by itself, beside the names of row actions and alert buttons.
-    public static let standard: [ActionName] = [.tap, .select, .delete, .move, .commit, .draft, .back, .dismiss]
+    public static let standard: [ActionName] = [.tap, .select, .delete, .move, .commit, .draft, .back, .dismiss, .send]
 }
 
 /// What runs when the user acts on a node: a handler per ``ActionName``, the typed counterpart of

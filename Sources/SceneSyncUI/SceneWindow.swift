@@ -228,6 +228,9 @@ public final class SceneWindow: SceneUserInterface {
         } else if let index = notices.firstIndex(where: { $0.id == action.node }), action.name == .dismiss {
             notices.remove(at: index)
             send([.remove(id: action.node)])
+        } else if action.name == .draft, let screen = visibleScreen, screen.answers(.draft, on: action.node) {
+            // A node that keeps its own draft, such as a composer.
+            try await screen.perform(action)
         } else if action.name == .draft {
             guard let screen = visibleScreen, screen.answers(.commit, on: action.node) else {
                 throw ScreenError.unknownAction(node: action.node, name: action.name.rawValue)

@@ -122,7 +122,7 @@ open class ScreenController {
 
     /// Handles every row of `rows` at once, given the row's key: selection, deletion and moves in
     /// edit mode, and the row actions named in `actions` (build the rows with the same names in
-    /// ``ViewNode/row(id:title:subtitle:detail:image:disclosure:deletable:movable:onSelect:onDelete:onMove:actions:)``).
+    /// ``ViewNode/row(id:title:subtitle:detail:image:countdown:time:badge:disclosure:deletable:movable:onSelect:onDelete:onMove:actions:)``).
     ///
     /// With `isShown`, a row the screen does not show answers nothing, as a node that is not
     /// there; without it, a handler may be given the key of a row the screen no longer shows (a
@@ -154,6 +154,14 @@ open class ScreenController {
     /// The unsaved text the user typed into `field` on this screen, if any.
     public func draft(for field: String) -> String? {
         window?.scene?.drafts.value(for: draftKey(field), as: String.self)
+    }
+
+    /// Keeps `text` as the unsaved text of `field`, or forgets it when `text` is empty.
+    ///
+    /// - Throws: ``SceneSync/SceneDraftError``, or what the storage throws.
+    public func setDraft(_ text: String, for field: String) async throws {
+        guard let drafts = window?.scene?.drafts else { return }
+        if text.isEmpty { try await drafts.remove(draftKey(field)) } else { try await drafts.set(text, for: draftKey(field)) }
     }
 
     /// Forgets the unsaved text of `field`.

@@ -38,9 +38,12 @@ extension ViewNode {
     /// Rows of a long list are cheaper without handlers of their own: give them ids from
     /// ``KeyedRows`` and `deletable`, `movable` and handler-less `actions`, and handle them all at
     /// once with ``ScreenController/handleRows(_:shown:onSelect:onDelete:onMove:actions:)``.
+    ///
+    /// A row with a `time` shows that moment in the window's own time zone where `detail` goes,
+    /// and a `badge` (such as an unread count) beside it.
     public static func row(
         id: String, title: String, subtitle: String? = nil, detail: String? = nil, image: String? = nil, countdown: Date? = nil,
-        disclosure: Bool = false, deletable: Bool = false, movable: Bool = false, onSelect: Action? = nil, onDelete: Action? = nil,
+        time: Date? = nil, badge: String? = nil, disclosure: Bool = false, deletable: Bool = false, movable: Bool = false, onSelect: Action? = nil, onDelete: Action? = nil,
         onMove: (@MainActor @Sendable (Int) async throws -> Void)? = nil, actions rowActions: [RowAction] = []
     ) -> ViewNode {
         var actions = NodeActions()
@@ -51,6 +54,7 @@ extension ViewNode {
         return ViewNode(id: id, kind: .row, props: props([
             "title": .string(title), "subtitle": subtitle.map(ViewValue.string), "detail": detail.map(ViewValue.string),
             "image": image.map(ViewValue.string), "countdown": countdown.map(ViewValue.time), "accessory": disclosure ? "disclosure" : nil,
+            "time": time.map(ViewValue.time), "badge": badge.map(ViewValue.string),
             "deletable": deletable || onDelete != nil ? true : nil, "movable": movable || onMove != nil ? true : nil,
             "actions": rowActions.isEmpty ? nil : .array(rowActions.map { ["name": .string($0.name.rawValue), "label": .string($0.label)] }),
         ]), actions: actions)
@@ -110,7 +114,7 @@ extension ViewNode {
         ViewNode(id: id, kind: .stack, children: children)
     }
 
-    private static func props(_ values: [String: ViewValue?]) -> [String: ViewValue] {
+    static func props(_ values: [String: ViewValue?]) -> [String: ViewValue] {
         values.compactMapValues { $0 }
     }
 }

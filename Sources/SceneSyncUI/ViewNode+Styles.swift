@@ -78,7 +78,7 @@ extension ViewNode {
         case side
         /// A button's ``ViewNode/Role``.
         case role
-        /// A tab's badge.
+        /// A tab's or a row's badge, such as an unread count.
         case badge
         /// Whether a tab is the selected one.
         case selected
@@ -133,5 +133,18 @@ extension ViewNode {
         case buttons
         /// The text a field's own commit was answered for (see ``Patch/acceptCommit(of:storedValue:typed:)``).
         case accepted
+        /// Which pane of a split shows in a narrow window: `"primary"` or `"secondary"`.
+        case focus
+        /// A message's sender.
+        case sender
+        /// A moment to show in the window's own time zone, in milliseconds since 1970: a message's
+        /// time, or a row's in place of its detail.
+        case time
+        /// Whether a message was sent by the person the window acts for.
+        case mine
+        /// Whether a message was sent from this very window (its origin), which animates it as sent.
+        case fromHere
+        /// A composer's send button label.
+        case button
     }
 }

@@ -95,6 +95,15 @@ public struct ViewNode: Codable, Equatable, Sendable {
         case overlay
         /// A group of children laid out in a column.
         case stack
+        /// A list pane and a detail pane: side by side in a wide window, as a split view; in a narrow
+        /// one only the pane in ``ViewNode/Property/focus`` shows.
+        case split
+        /// A scrolling log of messages, newest at the bottom; an optional "Load Earlier" button first.
+        case messageList
+        /// One message: its sender, text and time.
+        case message
+        /// A field for a new message with its send button; what is typed is the window's draft.
+        case composer
     }
 }
 

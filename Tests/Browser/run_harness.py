@@ -13,6 +13,7 @@ import functools
 import http.server
 import json
 import os
+import re
 import socketserver
 import sys
 import threading
@@ -116,7 +117,11 @@ def behaviour(r, motion="0"):
     a1, b2, c3, d4, e5 = r.rows()
     hello = r.sent("hello")[0]
     r.check("hello has v, visible, focused and no unknown fields",
-            hello["v"] == 1 and "visible" in hello and "focused" in hello and set(hello) <= {"type", "v", "session", "seq", "route", "open", "token", "visible", "focused"}, json.dumps(hello))
+            hello["v"] == 1 and "visible" in hello and "focused" in hello and set(hello) <= {"type", "v", "session", "seq", "route", "open", "token", "device", "visible", "focused"}, json.dumps(hello))
+    device = hello.get("device")
+    r.check("hello has the profile's device id, kept in localStorage",
+            isinstance(device, str) and re.fullmatch(r"[0-9a-f]{32}", device) is not None
+            and r.js("return localStorage.getItem('scenesync.device')") == device, json.dumps(hello))
     r.check("indicator says connected", r.js("return document.getElementById('scenesync-connection').dataset.state") == "connected")
     r.check("every element has data-node-id and data-kind", r.js("return [...document.querySelectorAll('[data-node-id]')].every(e => e.dataset.kind)"))
     r.check("session stored", r.js("return sessionStorage.getItem('scenesync.session.lootlogger')") == "0123456789abcdef0123456789abcdef")
@@ -323,6 +328,7 @@ def behaviour(r, motion="0"):
     r.wait("document.documentElement.dataset.ready === 'true'")
     hello = r.sent("hello")[0]
     r.check("duplicated tab drops the session it inherited", "session" not in hello and "seq" not in hello, json.dumps(hello))
+    r.check("every tab of the profile sends the same device id", hello.get("device") == device, json.dumps(hello))
     r.d.close()
     r.d.switch_to.window(first)
 

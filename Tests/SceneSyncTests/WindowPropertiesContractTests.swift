@@ -44,7 +44,7 @@ import Testing
             .table(id: "t", label: "T", editing: true, sections: [
                 .section(id: "s", header: "H", footer: "F", children: [
                     .row(id: "r", title: "T", subtitle: "S", detail: "D", image: "/i.png", countdown: Date(timeIntervalSince1970: 60),
-                         disclosure: true, deletable: true, movable: true, actions: [.init("open", label: "Open")]),
+                         time: Date(timeIntervalSince1970: 30), badge: "3", disclosure: true, deletable: true, movable: true, actions: [.init("open", label: "Open")]),
                 ]),
             ]),
             .form(id: "f", sections: []),
@@ -55,6 +55,12 @@ import Testing
             .text(id: "p", "P", style: .caption),
             .emptyState(id: "e", title: "T", message: "M"),
             .stack(id: "k", children: []),
+            .split(id: "sp", focus: .secondary, primary: .stack(id: "p1", children: []), secondary: .stack(id: "p2", children: [
+                .messageList(id: "ml", label: "Messages", earlier: .button(id: "earlier", label: "Load Earlier"), messages: [
+                    .message(id: "m", sender: "Ana", text: "Hi", time: Date(timeIntervalSince1970: 90), mine: true, fromHere: true),
+                ]),
+                .composer(id: "c", label: "Message", value: "V", button: "Send", error: "E", disabled: true),
+            ])),
         ]
         built.forEach(names.collect)
         for case let .set(_, changed) in [Patch.acceptCommit(of: "x", storedValue: "v", typed: "t"), .setError(of: "x", "e")] {

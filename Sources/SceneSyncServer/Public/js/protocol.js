@@ -23,7 +23,7 @@ export const MSG = freeze({
 export const F = freeze({
   type: "type", v: "v",
   // hello
-  session: "session", seq: "seq", route: "route", open: "open", token: "token",
+  session: "session", seq: "seq", route: "route", open: "open", token: "token", device: "device",
   visible: "visible", focused: "focused",
   // action / ack / error
   ref: "ref", node: "node", name: "name", value: "value", code: "code", message: "message",
@@ -40,6 +40,7 @@ export const KIND = freeze({
   tab: "tab", screen: "screen", table: "table", section: "section", row: "row", form: "form",
   textField: "textField", label: "label", button: "button", image: "image", text: "text",
   emptyState: "emptyState", alert: "alert", notice: "notice", overlay: "overlay", stack: "stack",
+  split: "split", messageList: "messageList", message: "message", composer: "composer",
 });
 
 /** Node properties, by name. */
@@ -50,7 +51,8 @@ export const P = freeze({
   deletable: "deletable", movable: "movable", actions: "actions", value: "value", draft: "draft",
   placeholder: "placeholder", inputMode: "inputMode", error: "error", disabled: "disabled",
   src: "src", alt: "alt", text: "text", style: "style", message: "message", buttons: "buttons",
-  accepted: "accepted",
+  accepted: "accepted", focus: "focus", sender: "sender", time: "time", mine: "mine", fromHere: "fromHere",
+  button: "button",
 });
 
 /** Fields of the objects in `actions` (rows) and `buttons` (alerts). */
@@ -62,6 +64,7 @@ export const ROLE = freeze({ primary: "primary", destructive: "destructive", can
 export const ACCESSORY = freeze({ disclosure: "disclosure" });
 export const INPUT_MODE = freeze({ text: "text", numeric: "numeric" });
 export const TEXT_STYLE = freeze({ body: "body", title: "title", caption: "caption", footnote: "footnote" });
+export const FOCUS = freeze({ primary: "primary", secondary: "secondary" });
 
 /** The ids of the nodes every window has (SceneWindow.NodeID). */
 export const NODE_ID = freeze({
@@ -71,7 +74,7 @@ export const NODE_ID = freeze({
 /** Action names the window sends. Alert buttons and row actions send their own `name`. */
 export const ACTION = freeze({
   tap: "tap", select: "select", delete: "delete", move: "move", commit: "commit", draft: "draft",
-  back: "back", dismiss: "dismiss",
+  back: "back", dismiss: "dismiss", send: "send",
 });
 
 /** Patch ops and their fields. */
@@ -93,6 +96,9 @@ export const STORAGE = freeze({
   seq: (app) => `scenesync.seq.${app}`,
   token: (app) => `scenesync.token.${app}`,
 });
+
+/** localStorage key of the browser profile's device id (`hello.device`), shared by all its windows and apps. */
+export const DEVICE_KEY = "scenesync.device";
 
 /** BroadcastChannel used to find a duplicated tab (two live windows holding one session). */
 export const CHANNEL = (app) => `scenesync.${app}`;
@@ -117,6 +123,7 @@ export const TIMING = freeze({
   toastLifetime: 6_000,
   dragHold: 1_200,
   animation: 280,
+  messageGroup: 5 * 60_000, // messages from one sender this close together show the sender's name once
 });
 
 /** DOM attributes the renderer sets (tests read them). */
@@ -129,6 +136,8 @@ export const ATTR = freeze({
   unsaved: "data-unsaved",
   title: "data-title", // a row's title, for tests and styles
   detail: "data-detail", // a row's detail text
+  focus: "data-focus", // a split's shown pane when narrow: "primary" or "secondary"
+  pane: "data-pane", // a split's child: "primary" or "secondary"
 });
 
 /** CSS state classes. */
@@ -154,6 +163,8 @@ export const CLS = freeze({
   trailing: "ss-trailing",
   stacked: "ss-stacked",
   numeric: "ss-numeric",
+  mine: "ss-mine",
+  continued: "ss-continued", // a message from the same sender as the one before: its name is not shown again
   role: (role) => `ss-role-${role}`,
 });
 
@@ -169,6 +180,7 @@ export const TEXT = freeze({
   tabs: "Tabs",
   popupBlocked: "The new window was blocked.",
   openHere: "Open",
+  unread: (badge) => `${badge} unread`,
   tooLong: "This is too long to send.",
   movedTo: (position, count) => `Moved to position ${position} of ${count}`,
   // A countdown's accessible text: "1 hour 5 seconds left", "0 seconds left".

@@ -1,9 +1,41 @@
 // What a window remembers across reloads (sessionStorage, per app): its session id, the sequence
 // numbers it has applied and the access token; what the page URL brings (`?open=`, `?token=`);
-// and whether this window is a duplicated tab of another live window holding the same session.
-import { CHANNEL, CHANNEL_MSG, QUERY, STORAGE, TIMING } from "./protocol.js";
+// whether this window is a duplicated tab of another live window holding the same session; and the
+// browser profile's device id (localStorage, shared by every window of the profile).
+import { CHANNEL, CHANNEL_MSG, DEVICE_KEY, QUERY, STORAGE, TIMING } from "./protocol.js";
 
 const SESSION_PATTERN = /^[0-9a-fA-F]{32}$/;
+const DEVICE_PATTERN = /^[0-9a-f]{32}$/;
+
+/** The page's localStorage, or null where it is unavailable (blocked, or no such thing). */
+export function localStore(win) {
+  try { return win.localStorage ?? null; } catch { return null; }
+}
+
+let pageDevice = null; // the id this page made: kept for the page's life if it cannot be stored
+
+/**
+ * The browser profile's device id, sent in every `hello`: 32 lowercase hex digits, made once with
+ * crypto.getRandomValues and kept in localStorage, so every window and tab of the profile sends the
+ * same. Without a usable localStorage, one per page load.
+ */
+export function deviceID(storage) {
+  try {
+    const stored = storage?.getItem(DEVICE_KEY);
+    if (stored && DEVICE_PATTERN.test(stored)) return stored;
+  } catch { /* unreadable: make one */ }
+  pageDevice = pageDevice ?? randomHex(16);
+  try { storage?.setItem(DEVICE_KEY, pageDevice); } catch { /* private mode: this page keeps it */ }
+  return pageDevice;
+}
+
+/** `bytes` random bytes as lowercase hex. */
+function randomHex(bytes) {
+  const values = new Uint8Array(bytes);
+  if (globalThis.crypto?.getRandomValues) globalThis.crypto.getRandomValues(values);
+  else for (let i = 0; i < bytes; i += 1) values[i] = Math.floor(Math.random() * 256);
+  return Array.from(values, (b) => b.toString(16).padStart(2, "0")).join("");
+}
 
 export class WindowMemory {
   constructor(app, storage) {

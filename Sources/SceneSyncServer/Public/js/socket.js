@@ -1,8 +1,10 @@
-// The connection: one WebSocket per window to /ws/<app>. Says hello, keeps the session, sequence
-// numbers and access token in sessionStorage, reconnects with backoff, reports visibility, pings,
-// numbers actions, and passes on each welcome's server time (the clock deadlines are read on). The transport is injectable (a WebSocket-like object), so a harness can drive it.
+// The connection: one WebSocket per window to /ws/<app>. Says hello (with the browser profile's
+// device id), keeps the session, sequence numbers and access token in sessionStorage, reconnects
+// with backoff, reports visibility, pings, numbers actions, and passes on each welcome's server time
+// (the clock deadlines are read on). The transport is injectable (a WebSocket-like object), so a
+// harness can drive it.
 import { ACTION, CONN, F, MAX_MESSAGE_SIZE, MSG, TIMING, VERSION, WS_PATH } from "./protocol.js";
-import { DuplicateGuard, WindowMemory } from "./session.js";
+import { DuplicateGuard, WindowMemory, deviceID, localStore } from "./session.js";
 const OPEN = 1; // WebSocket.OPEN
 
 export class Socket {
@@ -15,12 +17,15 @@ export class Socket {
    * @param {(time: number) => void} [o.onServerTime]  each welcome's `time`: the server's clock as it sent it
    * @param {(node: string) => boolean} [o.canSend]  whether a queued action's node is still shown
    * @param {Window} [o.win]
+   * @param {Storage} [o.storage]  where the session lives; default sessionStorage
+   * @param {Storage|null} [o.deviceStorage]  where the device id lives; default localStorage (null: none, one per page load)
    */
   constructor(o) {
     this.app = o.app;
     this.win = o.win ?? window;
     this.doc = this.win.document;
     this.memory = new WindowMemory(o.app, o.storage ?? this.win.sessionStorage);
+    this.deviceStorage = o.deviceStorage === undefined ? localStore(this.win) : o.deviceStorage;
     this.guard = new DuplicateGuard(this.win, o.app);
     this.createTransport = o.createTransport ?? ((url) => new this.win.WebSocket(url));
     this.onMessage = o.onMessage;
@@ -141,6 +146,8 @@ export class Socket {
     if (this.openToken) hello[F.open] = this.openToken;
     const token = this.memory.token;
     if (token) hello[F.token] = token;
+    // Read again for every hello: the first window of a profile to make one wins, and the rest follow.
+    hello[F.device] = deviceID(this.deviceStorage);
     Object.assign(hello, this.visibility());
     this.lastVisibility = JSON.stringify(this.visibility());
     this.send(hello);

@@ -11,6 +11,7 @@ import * as table from "./table.js";
 import * as form from "./form.js";
 import * as content from "./content.js";
 import * as overlays from "./overlays.js";
+import * as chat from "./chat.js";
 
 const registry = new Map([
   [KIND.window, chrome.windowView],
@@ -33,6 +34,10 @@ const registry = new Map([
   [KIND.stack, content.stack],
   [KIND.alert, overlays.alert],
   [KIND.notice, overlays.notice],
+  [KIND.split, chat.split],
+  [KIND.messageList, chat.messageList],
+  [KIND.message, chat.message],
+  [KIND.composer, chat.composer],
 ]);
 
 const warned = new Set();

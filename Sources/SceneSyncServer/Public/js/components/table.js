@@ -1,9 +1,12 @@
 // Tables: table, section (also used by forms), row.
 // Rows never move or disappear on the user's say-so: they send the action, and the server's patch
 // moves or removes them. A row's countdown ticks by itself (countdown.js), but only the server
-// changes the row when its time is up.
+// changes the row when its time is up. A row's `time` (a moment) shows where its detail goes, in
+// the window's own time zone (times.js); a countdown still comes first. Its `badge` (an unread
+// count) is a pill before them.
 import { ACCESSORY, ACTION, ATTR, CLS, ITEM, KIND, P, TEXT, TIMING, nodeId } from "../protocol.js";
-import { h, icon, setAttr, setText, show, uid } from "../dom.js";
+import { h, icon, setAttr, setText, show, srOnly, uid } from "../dom.js";
+import { forgetMoment, isMoment, showMoment } from "../times.js";
 import { startDrag, settleDrag } from "./drag.js";
 import { Menu } from "./menu.js";
 
@@ -55,13 +58,19 @@ export const row = {
     const subtitleId = uid("subtitle");
     const detailId = uid("detail");
     const countdownId = uid("countdown");
+    const badgeId = uid("badge");
+    const timeId = uid("time");
     const image = h("img", { class: "ss-row-image", alt: "", hidden: true, loading: "lazy", decoding: "async" });
     const title = h("span", { class: "ss-row-title", id: titleId });
     const subtitle = h("span", { class: "ss-row-subtitle", id: subtitleId, hidden: true });
+    // The badge reads "3" to the eye and "3 unread" to assistive technology (it describes the row).
+    const badgeText = h("span", { "aria-hidden": "true" });
+    const badgeSpoken = srOnly("");
+    const badge = h("span", { class: "ss-badge ss-row-badge", id: badgeId, hidden: true }, badgeText, badgeSpoken);
     const detail = h("span", { class: "ss-row-detail", id: detailId, hidden: true });
     const chevron = h("span", { class: "ss-row-chevron", hidden: true }, icon("chevronRight"));
     const main = h("button", { type: "button", class: "ss-row-main" },
-      image, h("span", { class: "ss-row-text" }, title, subtitle), detail, chevron);
+      image, h("span", { class: "ss-row-text" }, title, subtitle), badge, detail, chevron);
     main.addEventListener("click", () => send(ACTION.select));
 
     const menu = new Menu((name) => send(name));
@@ -78,8 +87,10 @@ export const row = {
     const el = h("div", { class: "ss-row", role: "listitem" },
       h("div", { class: "ss-row-line" }, del, main, menu.button, handle), menu.list, error);
     el._ss = {
-      main, image, title, subtitle, detail, chevron, menu, del, handle, error, subtitleId, detailId, countdownId, send, errorTimer: 0,
+      main, image, title, subtitle, badge, badgeText, badgeSpoken, detail, chevron, menu, del, handle, error,
+      subtitleId, badgeId, detailId, timeId, countdownId, send, errorTimer: 0,
       countdowns: context.countdowns, countdown: null, // the <time> while the row has a countdown
+      time: null, // the <time> while the row shows its `time`
     };
 
     const tree = context.tree;
@@ -122,17 +133,27 @@ export const row = {
     const subtitle = props[P.subtitle];
     show(s.subtitle, Boolean(subtitle));
     setText(s.subtitle, subtitle ?? "");
+    const badge = props[P.badge];
+    const hasBadge = badge !== undefined && badge !== null && badge !== "";
+    show(s.badge, hasBadge);
+    setText(s.badgeText, hasBadge ? String(badge) : "");
+    setText(s.badgeSpoken, hasBadge ? TEXT.unread(badge) : "");
     const detail = props[P.detail];
-    // A countdown takes the detail's place; the detail text comes back when the countdown goes.
+    // A countdown takes the detail's place, and so does a time (after a countdown); the detail text
+    // comes back when they go.
     const deadline = props[P.countdown];
     const counting = Number.isFinite(deadline);
-    show(s.detail, Boolean(detail) && !counting);
+    const moment = props[P.time];
+    const timed = !counting && isMoment(moment);
+    show(s.detail, Boolean(detail) && !counting && !timed);
     setText(s.detail, detail ?? "");
     setAttr(el, ATTR.detail, detail ?? null);
     if (counting) showCountdown(el, deadline);
     else hideCountdown(el);
-    const described = counting ? s.countdownId : detail ? s.detailId : null;
-    setAttr(s.main, "aria-describedby", [subtitle ? s.subtitleId : null, described].filter(Boolean).join(" ") || null);
+    if (timed) showTime(el, moment);
+    else hideTime(el);
+    const described = counting ? s.countdownId : timed ? s.timeId : detail ? s.detailId : null;
+    setAttr(s.main, "aria-describedby", [subtitle ? s.subtitleId : null, hasBadge ? s.badgeId : null, described].filter(Boolean).join(" ") || null);
     const image = props[P.image];
     show(s.image, Boolean(image));
     el.classList.toggle(CLS.hasImage, Boolean(image));
@@ -153,6 +174,7 @@ export const row = {
     el._ss.menu.close(false);
     // Stop ticking, but keep the last value drawn while the row animates out.
     if (el._ss.countdown) el._ss.countdowns.forget(el._ss.countdown);
+    if (el._ss.time) forgetMoment(el._ss.time);
   },
 
   showError(el, message) {
@@ -180,6 +202,23 @@ function hideCountdown(el) {
   s.countdowns.forget(s.countdown);
   s.countdown.remove();
   s.countdown = null;
+}
+
+function showTime(el, moment) {
+  const s = el._ss;
+  if (!s.time) {
+    s.time = h("time", { class: "ss-row-time", id: s.timeId });
+    s.detail.after(s.time);
+  }
+  showMoment(s.time, moment, true);
+}
+
+function hideTime(el) {
+  const s = el._ss;
+  if (!s.time) return;
+  forgetMoment(s.time);
+  s.time.remove();
+  s.time = null;
 }
 
 function clearError(el) {
