@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "LootLogger", targets: ["LootLogger"]),
         .library(name: "Restaurant", targets: ["Restaurant"]),
         .library(name: "RestaurantServer", targets: ["RestaurantServer"]),
+        .library(name: "Chat", targets: ["Chat"]),
         .executable(name: "scenesync", targets: ["SceneSyncCommand"]),
         .executable(name: "scenesync-bench", targets: ["SceneSyncBenchmarks"]),
         .executable(name: "scenesync-fuzz", targets: ["SceneSyncFuzz"]),
@@ -129,6 +130,7 @@ let package = Package(
                 "LootLogger",
                 "Restaurant",
                 "RestaurantServer",
+                "Chat",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -180,6 +182,14 @@ let package = Package(
             path: "Examples/Restaurant/Sources/RestaurantServer",
             swiftSettings: swiftSettings
         ),
+        // Example app: WWDC's chat, made multi-window — people, conversations side by side with their
+        // list, drafts per window, typing that is never stored.
+        .target(
+            name: "Chat",
+            dependencies: ["SceneSync", "SceneSyncUI", .product(name: "Logging", package: "swift-log")],
+            path: "Examples/Chat/Sources/Chat",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "SceneSyncFuzz",
             dependencies: ["SceneSyncServer"],
@@ -196,6 +206,7 @@ let package = Package(
                 "LootLogger",
                 "Restaurant",
                 "RestaurantServer",
+                "Chat",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -254,6 +265,16 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Examples/Restaurant/Tests/RestaurantServerTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ChatTests",
+            dependencies: [
+                "Chat", "SceneSync", "SceneSyncUI", "SceneSyncSQLite", "SceneSyncTesting", "SceneSyncTestSupport",
+                "SceneSyncServer", "SceneSyncServerTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/Chat/Tests/ChatTests",
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Chat
 import LootLogger
 import Restaurant
 import RestaurantServer
@@ -99,6 +100,15 @@ struct Serve: AsyncParsableCommand {
                       }),
             RestaurantApp.hosted(menu: menu, images: DishImages.standard(),
                                  clock: KitchenClock(minute: .milliseconds(Int64((kitchenMinute * 1000).rounded())))),
+            HostedApp(name: ChatController.app, title: "Chat",
+                      summary: "Conversations between people, each in as many windows as they like, with drafts per window.",
+                      makeDelegate: { ChatAppDelegate(logger: $0) },
+                      parts: { launched in
+                          guard let chat = (launched.application.delegate as? ChatAppDelegate)?.chat else {
+                              throw StartupError(description: "Chat's application did not open its chat.")
+                          }
+                          return HostedApp.Parts(widget: .following(chat.controller) { $0.widgetSummary })
+                      }),
         ]
     }
 

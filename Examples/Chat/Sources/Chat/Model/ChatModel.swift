@@ -1,0 +1,99 @@
+public import Foundation
+public import SceneSync
+
+/// Someone who chats: a display name, signed in from one or more browsers.
+public struct Person: Codable, Sendable, Equatable, Identifiable {
+    /// The person's key.
+    public let id: UUID
+    /// The name others see.
+    public let name: String
+
+    /// Creates a person.
+    public init(id: UUID = UUID(), name: String) {
+        self.id = id
+        self.name = name
+    }
+}
+
+/// A conversation between some people.
+public struct Conversation: Codable, Sendable, Equatable, Identifiable {
+    /// The conversation's key.
+    public let id: UUID
+    /// Its title.
+    public let title: String
+    /// Who takes part, the one who started it first.
+    public let participants: [UUID]
+    /// When it was started.
+    public let startedAt: Date
+
+    /// Creates a conversation.
+    public init(id: UUID = UUID(), title: String, participants: [UUID], startedAt: Date) {
+        self.id = id
+        self.title = title
+        self.participants = participants
+        self.startedAt = startedAt
+    }
+}
+
+/// One message of a conversation.
+public struct Message: Codable, Sendable, Equatable {
+    /// Its place in the conversation: 1 for the first message, and so on without gaps.
+    public let number: Int
+    /// Who sent it.
+    public let sender: UUID
+    /// What it says.
+    public let text: String
+    /// When it was sent.
+    public let sentAt: Date
+
+    /// Creates a message.
+    public init(number: Int, sender: UUID, text: String, sentAt: Date) {
+        self.number = number
+        self.sender = sender
+        self.text = text
+        self.sentAt = sentAt
+    }
+}
+
+/// What changes in Chat, broadcast to every window.
+public enum ChatEvent: UpdateEvent {
+    /// Someone signed in with a name no one had.
+    case personJoined(Person)
+    /// A device (a browser profile) signed in as `person`: every window on it acts for them.
+    case signedIn(device: String, person: UUID)
+    /// A device signed out.
+    case signedOut(device: String)
+    /// A conversation was started.
+    case conversationStarted(Conversation)
+    /// A message was sent; for its sender, the conversation is read through it.
+    case messageSent(conversation: UUID, message: Message)
+    /// `person` has read `conversation` through message `through`.
+    case conversationRead(conversation: UUID, person: UUID, through: Int)
+}
+
+/// What Chat announces without keeping it.
+public enum ChatTransient: Sendable, Equatable {
+    /// `person` is typing in `conversation`.
+    case typing(conversation: UUID, person: UUID)
+    /// `person` stopped typing in `conversation` (cleared what they typed).
+    case stoppedTyping(conversation: UUID, person: UUID)
+}
+
+/// Chat's bounds: on what one message, name or conversation may hold, and on how many people and
+/// conversations a server keeps, so that no window can make it hold without end.
+public enum ChatLimits {
+    /// The most characters in a message.
+    public static let maximumMessageLength = 4_000
+    /// The most characters in a display name.
+    public static let maximumNameLength = 40
+    /// The most characters in a conversation's title.
+    public static let maximumTitleLength = 80
+    /// The most people in one conversation.
+    public static let maximumParticipants = 32
+    /// The most people a server knows.
+    public static let maximumPeople = 10_000
+    /// The most conversations a server keeps.
+    public static let maximumConversations = 10_000
+    /// How many messages a conversation shows at first, and how many more each "Load Earlier" loads.
+    public static let pageSize = 50
+}

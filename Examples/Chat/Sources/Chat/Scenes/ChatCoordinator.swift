@@ -1,0 +1,130 @@
+public import Foundation
+import SceneSync
+public import SceneSyncUI
+
+/// Owns a Chat window's navigation. The root is the sign-in screen until the window's device is
+/// signed in, then the person's conversations; a conversation, or New Conversation, goes on top.
+/// In a wide window the list and the conversation show side by side.
+@MainActor
+public final class ChatCoordinator: Coordinator, ChatScreenDelegate, NewConversationScreenDelegate {
+    /// The shared chat.
+    public let chat: ChatController
+    /// The window it navigates.
+    public unowned let window: SceneWindow
+    /// The window's device: who signs in here signs in every window of it.
+    public let device: String
+    /// The window's one navigation stack.
+    public let navigation = NavigationController()
+    /// Who the window acts for, once signed in.
+    public private(set) var person: Person?
+
+    /// Creates the coordinator.
+    public init(chat: ChatController, window: SceneWindow, device: String) {
+        self.chat = chat
+        self.window = window
+        self.device = device
+    }
+
+    /// Shows the sign-in screen or the person's conversations, restoring the path in `state` as
+    /// far as it still makes sense (a conversation the person is in).
+    public override func start(restoring state: NavigationState?) async {
+        let snapshot = await chat.snapshot()
+        person = snapshot.state.person(on: device)
+        await navigation.setScreens(screens(for: state?.paths["main"] ?? [], in: snapshot.state))
+        await window.setRoot(navigation)
+    }
+
+    /// Shows `conversation` beside the list, as a window opened for it does.
+    public func start(showing conversation: UUID) async {
+        await start(restoring: NavigationState(
+            paths: ["main": [Route(ConversationsScreen.routeName), Route(ConversationScreen.routeName, argument: conversation.uuidString)]],
+            selectedTab: "main"))
+        if person != nil, !(navigation.topScreen is ConversationScreen) {
+            window.showNotice("This conversation does not exist, or you are not in it.")
+        }
+    }
+
+    /// The scene became active: the conversation on screen is read now.
+    public func sceneDidBecomeActive() async {
+        guard let screen = navigation.topScreen as? ConversationScreen else { return }
+        screen.refreshRow(screen.conversation)
+        await screen.markReadIfActive()
+    }
+
+    /// The scene is no longer active: unread messages show their count again.
+    public func sceneWillResignActive() {
+        guard let screen = navigation.topScreen as? ConversationScreen else { return }
+        screen.refreshRow(screen.conversation)
+    }
+
+    // MARK: - ChatScreenDelegate
+
+    public func chatScreen(_ screen: ScreenController, didSelect conversation: UUID) async {
+        guard let person, navigation.screens.contains(where: { $0 === screen }) else { return }
+        if let current = navigation.topScreen as? ConversationScreen, current.conversation == conversation { return }
+        let state = await chat.controller.state
+        guard let found = state.conversations[conversation], found.participants.contains(person.id) else { return }
+        await navigation.setScreens([navigation.screens[0], makeConversationScreen(found, person: person)])
+        await (navigation.topScreen as? ConversationScreen)?.markReadIfActive()
+    }
+
+    public func chatScreen(_ screen: ScreenController, openInNewWindow conversation: UUID) {
+        guard let activity = try? SceneActivity(type: ChatSceneDelegate.conversationActivityType, payload: conversation) else { return }
+        window.requestNewWindow(with: activity)
+    }
+
+    public func chatScreenWantsNewConversation(_ screen: ScreenController) async {
+        guard let person, !(navigation.topScreen is NewConversationScreen) else { return }
+        let new = NewConversationScreen(chat: chat, person: person)
+        new.delegate = self
+        await navigation.setScreens([navigation.screens[0], new])
+    }
+
+    public func chatScreen(_ screen: ScreenController, deviceSignedIn person: Person?) async {
+        guard person?.id != self.person?.id || navigation.screens.first is SignInScreen else { return }
+        self.person = person
+        let state = await chat.controller.state
+        await navigation.setScreens(screens(for: [], in: state))
+    }
+
+    // MARK: - NewConversationScreenDelegate
+
+    public func newConversationScreen(_ screen: NewConversationScreen, didStart conversation: Conversation) async {
+        guard let person, navigation.topScreen === screen else { return }
+        await navigation.setScreens([navigation.screens[0], makeConversationScreen(conversation, person: person)])
+    }
+
+    public func newConversationScreenDidCancel(_ screen: NewConversationScreen) {
+        guard navigation.topScreen === screen else { return }
+        navigation.pop()
+    }
+
+    // MARK: - Screens
+
+    private func screens(for path: [Route], in state: ChatState) -> [ScreenController] {
+        guard let person, state.people[person.id] != nil else {
+            let screen = SignInScreen(chat: chat, device: device)
+            screen.delegate = self
+            return [screen]
+        }
+        let list = ConversationsScreen(chat: chat, person: person, device: device)
+        list.delegate = self
+        guard let top = path.dropFirst().first else { return [list] }
+        if top.name == ConversationScreen.routeName, let id = top.argument.flatMap(UUID.init(uuidString:)),
+           let conversation = state.conversations[id], conversation.participants.contains(person.id) {
+            return [list, makeConversationScreen(conversation, person: person)]
+        }
+        if top.name == NewConversationScreen.routeName {
+            let new = NewConversationScreen(chat: chat, person: person)
+            new.delegate = self
+            return [list, new]
+        }
+        return [list]
+    }
+
+    private func makeConversationScreen(_ conversation: Conversation, person: Person) -> ConversationScreen {
+        let screen = ConversationScreen(chat: chat, person: person, device: device, conversation: conversation.id, title: conversation.title)
+        screen.delegate = self
+        return screen
+    }
+}

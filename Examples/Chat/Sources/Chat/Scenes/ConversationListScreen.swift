@@ -1,0 +1,230 @@
+public import Foundation
+import SceneSync
+public import SceneSyncUI
+
+/// What Chat's screens ask of their coordinator.
+@MainActor
+public protocol ChatScreenDelegate: AnyObject {
+    /// The user chose a conversation.
+    func chatScreen(_ screen: ScreenController, didSelect conversation: UUID) async
+    /// The user wants a conversation in a window of its own.
+    func chatScreen(_ screen: ScreenController, openInNewWindow conversation: UUID)
+    /// The user wants to start a conversation.
+    func chatScreenWantsNewConversation(_ screen: ScreenController) async
+    /// The window's device signed in as `person`, or out with `nil`, possibly in another window.
+    func chatScreen(_ screen: ScreenController, deviceSignedIn person: Person?) async
+}
+
+/// What Chat's two main screens share: a split view whose list pane shows the person's
+/// conversations, the most recent first, with the last message, its time and an unread badge.
+/// ``ConversationsScreen`` shows nothing selected beside it; ``ConversationScreen`` a conversation.
+@MainActor
+public class ConversationListScreen: ScreenController {
+    /// Node ids.
+    public enum NodeID {
+        /// The split view.
+        public static let split = "chat-split"
+        /// The list pane.
+        public static let listPane = "chat-list"
+        /// The detail pane.
+        public static let detailPane = "chat-detail"
+        /// The table of conversations.
+        public static let table = "conversations-table"
+        /// Its one section.
+        public static let section = "conversations"
+        /// What the list shows with no conversation.
+        public static let empty = "conversations-empty"
+        /// The New Conversation bar button.
+        public static let newConversation = "new-conversation"
+        /// The row of the conversation `id`.
+        public static func row(_ id: UUID) -> String { rows.id(for: id) }
+    }
+
+    /// The conversation rows, handled all at once by key.
+    public nonisolated static let rows = KeyedRows<UUID>(prefix: "conversation-")
+    /// The row action that opens a conversation in a window of its own.
+    public static let openInNewWindow: ActionName = "openInNewWindow"
+
+    /// Who to tell what the user wants.
+    public weak var delegate: (any ChatScreenDelegate)?
+    /// The shared chat.
+    public let chat: ChatController
+    /// Who the window acts for.
+    public let person: Person
+    /// The window's device.
+    public let device: String
+
+    struct Entry {
+        var conversation: Conversation
+        var last: Message?
+        var lastSender: String?
+        var count: Int
+        var read: Int
+    }
+
+    /// The listed conversations, in the order shown.
+    private(set) var order: [UUID] = []
+    private(set) var entries: [UUID: Entry] = [:]
+    /// Everyone's name, to name senders.
+    private(set) var names: [UUID: String] = [:]
+    private let focus: ViewNode.SplitPane
+
+    init(chat: ChatController, person: Person, device: String, route: Route, title: String, focus: ViewNode.SplitPane) {
+        self.chat = chat
+        self.person = person
+        self.device = device
+        self.focus = focus
+        super.init(route: route, title: title)
+        handleRows(
+            Self.rows, shown: { [weak self] id in self?.entries[id] != nil },
+            onSelect: { [weak self] id in
+                guard let self else { return }
+                await delegate?.chatScreen(self, didSelect: id)
+            },
+            actions: [Self.openInNewWindow: { [weak self] id in
+                guard let self else { return }
+                delegate?.chatScreen(self, openInNewWindow: id)
+            }])
+    }
+
+    public override func load() async {
+        let snapshot = await chat.snapshot()
+        resetList(snapshot.state)
+        await loadDetail(snapshot.state)
+        follow(chat.controller, from: snapshot.sequence) { [weak self] envelope in
+            self?.apply(envelope)
+        }
+    }
+
+    public override func makeContent() -> [ViewNode] {
+        [.split(id: NodeID.split, focus: focus,
+                primary: .stack(id: NodeID.listPane, children: [
+                    .table(id: NodeID.table, label: "Conversations", sections: [
+                        .section(id: NodeID.section, children: order.isEmpty ? [emptyState] : order.compactMap { row(for: $0) }),
+                    ]),
+                ]),
+                secondary: .stack(id: NodeID.detailPane, children: makeDetail()))]
+    }
+
+    // MARK: - For subclasses
+
+    /// Loads what the detail pane shows, from the snapshot the list was loaded from.
+    func loadDetail(_ state: ChatState) async {}
+
+    /// The detail pane's content.
+    func makeDetail() -> [ViewNode] { [] }
+
+    /// Turns an event into patches of the detail pane.
+    func applyToDetail(_ envelope: EventEnvelope<ChatEvent>) -> [Patch] { [] }
+
+    /// Whether the row of `conversation` shows its unread count.
+    func showsBadge(for conversation: UUID) -> Bool { true }
+
+    /// Sends the patches for the row of `conversation` again, such as after its badge rule changed.
+    func refreshRow(_ conversation: UUID) {
+        guard entries[conversation] != nil else { return }
+        update([.set(NodeID.row(conversation), rowProps(conversation))])
+    }
+
+    // MARK: - Events
+
+    private func apply(_ envelope: EventEnvelope<ChatEvent>) {
+        var patches: [Patch] = []
+        switch envelope.event {
+        case let .personJoined(joined):
+            names[joined.id] = joined.name
+        case let .signedIn(device, person) where device == self.device && person != self.person.id:
+            Task { [weak self] in await self?.deviceChanged() }
+        case let .signedOut(device) where device == self.device:
+            Task { [weak self] in await self?.deviceChanged() }
+        case let .conversationStarted(conversation) where conversation.participants.contains(person.id):
+            guard entries[conversation.id] == nil else { break }
+            entries[conversation.id] = Entry(conversation: conversation, count: 0, read: 0)
+            if order.isEmpty { patches.append(.remove(id: NodeID.empty)) }
+            order.insert(conversation.id, at: 0)
+            if let row = row(for: conversation.id) { patches.append(.insert(parent: NodeID.section, index: 0, node: row)) }
+        case let .messageSent(conversation, message):
+            guard var entry = entries[conversation] else { break }
+            entry.last = message
+            entry.lastSender = senderName(message.sender)
+            entry.count = message.number
+            if message.sender == person.id { entry.read = message.number }
+            entries[conversation] = entry
+            patches.append(.set(NodeID.row(conversation), rowProps(conversation)))
+            if let index = order.firstIndex(of: conversation), index != 0 {
+                order.remove(at: index)
+                order.insert(conversation, at: 0)
+                patches.append(.move(id: NodeID.row(conversation), index: 0))
+            }
+        case let .conversationRead(conversation, person, through) where person == self.person.id:
+            guard var entry = entries[conversation], entry.read != through else { break }
+            let shown = badge(conversation)
+            entry.read = through
+            entries[conversation] = entry
+            let badge = badge(conversation)
+            if badge != shown { patches.append(.set(NodeID.row(conversation), [.badge: badge.map(ViewValue.string) ?? .null])) }
+        default:
+            break
+        }
+        update(patches + applyToDetail(envelope))
+    }
+
+    private func deviceChanged() async {
+        let state = await chat.controller.state
+        await delegate?.chatScreen(self, deviceSignedIn: state.person(on: device))
+    }
+
+    private func resetList(_ state: ChatState) {
+        order = state.conversations(for: person.id).map(\.id)
+        names = state.people.mapValues(\.name)
+        entries = [:]
+        for id in order {
+            guard let conversation = state.conversations[id] else { continue }
+            let last = state.messages(in: id).last
+            entries[id] = Entry(conversation: conversation, last: last,
+                                lastSender: last.map { senderName($0.sender) },
+                                count: state.messageCount(in: id), read: state.readThrough(person.id, in: id))
+        }
+    }
+
+    // MARK: - Nodes
+
+    private var emptyState: ViewNode {
+        .emptyState(id: NodeID.empty, title: "No Conversations", message: "Tap New Conversation to talk to someone.")
+    }
+
+    private func row(for id: UUID) -> ViewNode? {
+        guard let entry = entries[id] else { return nil }
+        return .row(id: NodeID.row(id), title: entry.conversation.title, subtitle: subtitle(entry),
+                    time: entry.last?.sentAt ?? entry.conversation.startedAt, badge: badge(id),
+                    actions: [.init(Self.openInNewWindow, label: "Open in New Window")])
+    }
+
+    private func rowProps(_ id: UUID) -> [ViewNode.Property: ViewValue] {
+        guard let entry = entries[id] else { return [:] }
+        return [.subtitle: subtitle(entry).map(ViewValue.string) ?? .null,
+                .time: .time(entry.last?.sentAt ?? entry.conversation.startedAt),
+                .badge: badge(id).map(ViewValue.string) ?? .null]
+    }
+
+    private func subtitle(_ entry: Entry) -> String? {
+        guard let last = entry.last else { return "No messages yet" }
+        return Self.subtitle(entry.lastSender ?? senderName(last.sender), last.text)
+    }
+
+    private func badge(_ id: UUID) -> String? {
+        guard let entry = entries[id], showsBadge(for: id) else { return nil }
+        let unread = entry.count - entry.read
+        return unread > 0 ? "\(unread)" : nil
+    }
+
+    /// How a message's sender is named to the window's person.
+    func senderName(_ id: UUID) -> String {
+        id == person.id ? "You" : names[id] ?? "Someone"
+    }
+
+    static func subtitle(_ sender: String, _ text: String) -> String {
+        let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? text
+        return "\(sender): \(line.count > 80 ? String(line.prefix(79)) + "…" : line)"
+    }
+}

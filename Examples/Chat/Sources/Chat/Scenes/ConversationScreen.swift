@@ -1,0 +1,217 @@
+public import Foundation
+import SceneSync
+import SceneSyncUI
+
+/// One conversation beside the list: its newest messages (older ones load on scroll), who is
+/// typing, and a composer whose unsent text is the window's own draft.
+///
+/// Sending is an intent: the message shows when its event comes back, in every window showing the
+/// conversation, and the sending window (the event's origin) draws it as sent from here. While the
+/// screen shows in an active window, the person has read the conversation.
+@MainActor
+public final class ConversationScreen: ConversationListScreen {
+    /// The route's name.
+    public static let routeName = "conversation"
+    /// How long "… is typing" shows after the last sign of typing.
+    public static let typingTimeout: Duration = .seconds(5)
+    /// How often at most a window says its person is typing.
+    public static let typingInterval: TimeInterval = 2
+
+    /// Node ids of the detail pane.
+    public enum DetailID {
+        /// The message list.
+        public static let messages = "messages"
+        /// The Load Earlier button.
+        public static let loadEarlier = "load-earlier"
+        /// Who is typing.
+        public static let typing = "typing"
+        /// The composer.
+        public static let composer = "composer"
+        /// The Open in New Window bar button.
+        public static let openInNewWindow = "open-in-new-window"
+        /// The message numbered `number`.
+        public static func message(_ number: Int) -> String { "message-\(number)" }
+    }
+
+    /// The conversation shown.
+    public let conversation: UUID
+    /// The messages shown, oldest first: the newest page, pages loaded since, and new messages.
+    public private(set) var shown: [Message] = []
+    private var typing: [UUID: Date] = [:]
+    private var typingExpiry: Task<Void, Never>?
+    private var lastTypingSent: Date?
+    private var isLoadingEarlier = false
+    private var isFollowingTransients = false
+
+    /// Creates the screen for `conversation`, shown to `person` on `device`.
+    public init(chat: ChatController, person: Person, device: String, conversation: UUID, title: String) {
+        self.conversation = conversation
+        super.init(chat: chat, person: person, device: device,
+                   route: Route(Self.routeName, argument: conversation.uuidString), title: title, focus: .secondary)
+        setBarButtons([
+            .barButton(id: NodeID.newConversation, label: "New Conversation", side: .trailing) { [weak self] in
+                guard let self else { return }
+                await delegate?.chatScreenWantsNewConversation(self)
+            },
+            .barButton(id: DetailID.openInNewWindow, label: "Open in New Window", side: .trailing) { [weak self] in
+                guard let self else { return }
+                delegate?.chatScreen(self, openInNewWindow: conversation)
+            },
+        ])
+    }
+
+    deinit { typingExpiry?.cancel() }
+
+    /// Whether older messages are left to load.
+    public var hasEarlier: Bool { (shown.first?.number ?? 1) > 1 }
+
+    /// Marks the conversation read if the screen shows in an active window and anything is unread.
+    public func markReadIfActive() async {
+        guard isVisible, window?.scene?.activationState == .foregroundActive else { return }
+        guard let entry = entries[conversation], entry.read < entry.count else { return }
+        try? await chat.markRead(conversation, by: person.id, origin: origin)
+    }
+
+    override func loadDetail(_ state: ChatState) async {
+        shown = state.messages(in: conversation).page(before: nil, limit: ChatLimits.pageSize)
+        typing = [:]
+        guard !isFollowingTransients else { return }
+        isFollowingTransients = true
+        let transients = chat.controller.transients()
+        task { [weak self] in
+            for await envelope in transients {
+                guard let self else { return }
+                self.applyTransient(envelope.event)
+            }
+        }
+    }
+
+    override func makeDetail() -> [ViewNode] {
+        var nodes = [ViewNode.messageList(id: DetailID.messages, label: "Messages", earlier: hasEarlier ? loadEarlierButton : nil,
+                                          messages: shown.map { node(for: $0, fromHere: false) })]
+        if let text = typingText { nodes.append(.text(id: DetailID.typing, text, style: .footnote)) }
+        nodes.append(composer(value: draft(for: DetailID.composer) ?? ""))
+        return nodes
+    }
+
+    override func showsBadge(for conversation: UUID) -> Bool {
+        conversation != self.conversation || window?.scene?.activationState != .foregroundActive
+    }
+
+    override func applyToDetail(_ envelope: EventEnvelope<ChatEvent>) -> [Patch] {
+        guard case let .messageSent(conversation, message) = envelope.event, conversation == self.conversation else { return [] }
+        guard message.number > (shown.last?.number ?? 0) else { return [] }
+        shown.append(message)
+        var patches: [Patch] = [.insert(parent: DetailID.messages, index: (hasEarlier ? 1 : 0) + shown.count - 1,
+                                        node: node(for: message, fromHere: envelope.origin != nil && envelope.origin == origin))]
+        if typing.removeValue(forKey: message.sender) != nil { patches += typingPatches(wasShown: true) }
+        if message.sender != person.id { Task { [weak self] in await self?.markReadIfActive() } }
+        return patches
+    }
+
+    // MARK: - Nodes
+
+    private var loadEarlierButton: ViewNode {
+        .button(id: DetailID.loadEarlier, label: "Load Earlier") { [weak self] in await self?.loadEarlier() }
+    }
+
+    private func composer(value: String) -> ViewNode {
+        .composer(id: DetailID.composer, label: "Message", value: value, button: "Send",
+                  onDraft: { [weak self] text in try await self?.draftChanged(text) },
+                  onSend: { [weak self] text in try await self?.send(text) })
+    }
+
+    private func node(for message: Message, fromHere: Bool) -> ViewNode {
+        .message(id: DetailID.message(message.number), sender: message.sender == person.id ? person.name : names[message.sender] ?? "Someone",
+                 text: message.text, time: message.sentAt, mine: message.sender == person.id, fromHere: fromHere)
+    }
+
+    private var typingText: String? {
+        let typists = typing.keys.map { names[$0] ?? "Someone" }.sorted()
+        switch typists.count {
+        case 0: return nil
+        case 1: return "\(typists[0]) is typing…"
+        case 2: return "\(typists[0]) and \(typists[1]) are typing…"
+        default: return "\(typists.count) people are typing…"
+        }
+    }
+
+    // MARK: - Intents
+
+    private func send(_ text: String) async throws {
+        try await chat.send(text, in: conversation, from: person.id, origin: origin)
+        lastTypingSent = nil
+        try? await setDraft("", for: DetailID.composer)
+        update([.set(DetailID.composer, [.value: "", .error: .null])])
+    }
+
+    private func draftChanged(_ text: String) async throws {
+        try await setDraft(text, for: DetailID.composer)
+        let isTyping = !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+        if isTyping {
+            if let last = lastTypingSent, Date().timeIntervalSince(last) < Self.typingInterval { return }
+            lastTypingSent = Date()
+        } else {
+            guard lastTypingSent != nil else { return }
+            lastTypingSent = nil
+        }
+        try await chat.setTyping(isTyping, in: conversation, by: person.id, origin: origin)
+    }
+
+    private func loadEarlier() async {
+        guard !isLoadingEarlier, let first = shown.first, first.number > 1 else { return }
+        isLoadingEarlier = true
+        defer { isLoadingEarlier = false }
+        let page = await chat.messages(in: conversation, before: first.number)
+        // A reload meanwhile started over from another page.
+        guard shown.first == first, !page.isEmpty else { return }
+        shown.insert(contentsOf: page, at: 0)
+        var patches = page.enumerated().map { index, message in
+            Patch.insert(parent: DetailID.messages, index: 1 + index, node: node(for: message, fromHere: false))
+        }
+        if !hasEarlier { patches.append(.remove(id: DetailID.loadEarlier)) }
+        update(patches)
+    }
+
+    // MARK: - Typing
+
+    private func applyTransient(_ event: ChatTransient) {
+        let wasShown = typingText != nil
+        switch event {
+        case let .typing(conversation, person) where conversation == self.conversation && person != self.person.id:
+            let isNew = typing[person] == nil
+            typing[person] = Date().addingTimeInterval(Double(Self.typingTimeout.components.seconds))
+            scheduleTypingExpiry()
+            if isNew { update(typingPatches(wasShown: wasShown)) }
+        case let .stoppedTyping(conversation, person) where conversation == self.conversation:
+            guard typing.removeValue(forKey: person) != nil else { return }
+            update(typingPatches(wasShown: wasShown))
+        default:
+            break
+        }
+    }
+
+    /// Patches from the typing line as it was (`wasShown`) to as it is now.
+    private func typingPatches(wasShown: Bool) -> [Patch] {
+        switch (wasShown, typingText) {
+        case (false, let text?): [.insert(parent: NodeID.detailPane, index: 1, node: .text(id: DetailID.typing, text, style: .footnote))]
+        case (true, let text?): [.set(DetailID.typing, [.text: .string(text)])]
+        case (true, nil): [.remove(id: DetailID.typing)]
+        case (false, nil): []
+        }
+    }
+
+    private func scheduleTypingExpiry() {
+        typingExpiry?.cancel()
+        guard let next = typing.values.min() else { return }
+        typingExpiry = Task { [weak self] in
+            try? await Task.sleep(for: .seconds(max(0, next.timeIntervalSinceNow)))
+            guard !Task.isCancelled, let self else { return }
+            let wasShown = typingText != nil
+            let now = Date()
+            typing = typing.filter { $0.value > now }
+            update(typingPatches(wasShown: wasShown))
+            scheduleTypingExpiry()
+        }
+    }
+}

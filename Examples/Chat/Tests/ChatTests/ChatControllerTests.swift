@@ -1,0 +1,141 @@
+import Chat
+import Foundation
+import Logging
+import SceneSync
+import SceneSyncSQLite
+import SceneSyncTestSupport
+import Testing
+
+/// Chat's model: what it keeps, what it refuses, and what it announces without keeping.
+struct ChatControllerTests {
+    let device = "0123456789abcdef0123456789abcdef"
+    let otherDevice = "fedcba9876543210fedcba9876543210"
+
+    func open(_ storage: any SceneSyncStorage) async throws -> ChatController {
+        try await ChatController(storage: storage, logger: Logger(label: "test"))
+    }
+
+    /// Ana and Bo, signed in on two devices, with a conversation between them.
+    func twoPeople(_ chat: ChatController) async throws -> (Person, Person, Conversation) {
+        let ana = try await chat.signIn(name: "Ana", device: device, origin: nil)
+        let bo = try await chat.signIn(name: "Bo", device: otherDevice, origin: nil)
+        let talk = try await chat.startConversation(title: "Lunch", with: ["bo "], by: ana.id, origin: nil)
+        return (ana, bo, talk)
+    }
+
+    @Test func signingInWithAKnownNameIsThatPersonAndADeviceIsOnePerson() async throws {
+        let chat = try await open(try SQLiteStorage.inMemory())
+        let ana = try await chat.signIn(name: " Ana ", device: device, origin: nil)
+        #expect(ana.name == "Ana")
+        let again = try await chat.signIn(name: "ANA", device: otherDevice, origin: nil)
+        #expect(again.id == ana.id, "a name is one person, whatever its case")
+        let bo = try await chat.signIn(name: "Bo", device: device, origin: nil)
+        let state = await chat.controller.state
+        #expect(state.person(on: device) == bo && state.person(on: otherDevice) == ana)
+        #expect(state.people.count == 2)
+        try await chat.signOut(device: device, origin: nil)
+        #expect(await chat.controller.state.person(on: device) == nil)
+    }
+
+    @Test func badNamesAndTitlesAreRefusedAndNothingIsStored() async throws {
+        let chat = try await open(try SQLiteStorage.inMemory())
+        await #expect(throws: ChatError.emptyName) { try await chat.signIn(name: " \n ", device: device, origin: nil) }
+        await #expect(throws: ChatError.nameTooLong(length: 41, limit: 40)) {
+            try await chat.signIn(name: String(repeating: "a", count: 41), device: device, origin: nil)
+        }
+        #expect(await chat.controller.lastSequence == 0)
+        let ana = try await chat.signIn(name: "Ana", device: device, origin: nil)
+        _ = try await chat.signIn(name: "Bo", device: otherDevice, origin: nil)
+        let before = await chat.controller.lastSequence
+        await #expect(throws: ChatError.emptyTitle) { try await chat.startConversation(title: "  ", with: ["Bo"], by: ana.id, origin: nil) }
+        await #expect(throws: ChatError.unknownParticipant("Cy")) {
+            try await chat.startConversation(title: "Lunch", with: ["Bo", "Cy"], by: ana.id, origin: nil)
+        }
+        await #expect(throws: ChatError.noOtherParticipants) { try await chat.startConversation(title: "Me", with: ["ana", ""], by: ana.id, origin: nil) }
+        await #expect(throws: ChatError.titleTooLong(length: 81, limit: 80)) {
+            try await chat.startConversation(title: String(repeating: "t", count: 81), with: ["Bo"], by: ana.id, origin: nil)
+        }
+        await #expect(throws: ChatError.notSignedIn) { try await chat.startConversation(title: "Lunch", with: ["Bo"], by: UUID(), origin: nil) }
+        #expect(await chat.controller.lastSequence == before)
+        #expect(await chat.controller.state.conversations.isEmpty)
+    }
+
+    @Test func badMessagesAreRefusedAndNothingIsStored() async throws {
+        let storage = try SQLiteStorage.inMemory()
+        let chat = try await open(storage)
+        let (ana, _, talk) = try await twoPeople(chat)
+        let before = await chat.controller.lastSequence
+        await #expect(throws: ChatError.emptyMessage) { try await chat.send("", in: talk.id, from: ana.id, origin: nil) }
+        await #expect(throws: ChatError.emptyMessage) { try await chat.send(" \n\t ", in: talk.id, from: ana.id, origin: nil) }
+        await #expect(throws: ChatError.messageTooLong(length: 4_001, limit: 4_000)) {
+            try await chat.send(String(repeating: "é", count: 4_001), in: talk.id, from: ana.id, origin: nil)
+        }
+        let unknown = UUID()
+        await #expect(throws: ChatError.unknownConversation(unknown)) { try await chat.send("Hi", in: unknown, from: ana.id, origin: nil) }
+        let stranger = try await chat.signIn(name: "Cy", device: "cccccccccccccccccccccccccccccccc", origin: nil)
+        await #expect(throws: ChatError.notAParticipant) { try await chat.send("Hi", in: talk.id, from: stranger.id, origin: nil) }
+        #expect(await chat.controller.lastSequence == before + 2, "only Cy's sign-in was kept")
+        #expect(await chat.controller.state.messageCount(in: talk.id) == 0)
+        let longest = try await chat.send(String(repeating: "é", count: 4_000), in: talk.id, from: ana.id, origin: nil)
+        #expect(longest.text.count == 4_000 && longest.number == 1)
+    }
+
+    @Test func messagesReadsAndUnreadCountsSurviveARestart() async throws {
+        let path = TemporaryDirectory().path("chat.sqlite")
+        var chat = try await open(try SQLiteStorage(path: path))
+        let (ana, bo, talk) = try await twoPeople(chat)
+        for text in ["one", "two", "three"] { try await chat.send(text, in: talk.id, from: ana.id, origin: nil) }
+        var state = await chat.controller.state
+        #expect(state.unread(bo.id, in: talk.id) == 3 && state.unread(ana.id, in: talk.id) == 0, "a sender has read what they sent")
+        try await chat.markRead(talk.id, by: bo.id, origin: nil)
+        let sequence = await chat.controller.lastSequence
+        try await chat.markRead(talk.id, by: bo.id, origin: nil)
+        #expect(await chat.controller.lastSequence == sequence, "reading what is read stores nothing")
+        try await chat.send("four", in: talk.id, from: ana.id, origin: nil)
+        await chat.controller.close()
+
+        chat = try await open(try SQLiteStorage(path: path))
+        state = await chat.controller.state
+        #expect(state.messages(in: talk.id).page(before: nil, limit: 10).map(\.text) == ["one", "two", "three", "four"])
+        #expect(state.unread(bo.id, in: talk.id) == 1 && state.unread(for: bo.id) == 1)
+        #expect(state.person(on: device) == ana && state.conversations(for: bo.id).map(\.id) == [talk.id])
+        #expect(state.widgetSummary.lines.map(\.text) == ["Ana: four", "1 message"])
+    }
+
+    @Test func pagesAreTakenFromTheNewestBackwards() async throws {
+        var log = MessageLog()
+        let sender = UUID()
+        for number in 1...600 { log.append(Message(number: number, sender: sender, text: "\(number)", sentAt: Date())) }
+        #expect(log.count == 600 && log.last?.number == 600)
+        #expect(log.page(before: nil, limit: 50).map(\.number) == Array(551...600))
+        #expect(log.page(before: 551, limit: 50).map(\.number) == Array(501...550))
+        #expect(log.page(before: 30, limit: 50).map(\.number) == Array(1...29))
+        #expect(log.page(before: 1, limit: 50).isEmpty)
+        #expect(log[255].number == 256 && log[256].number == 257)
+    }
+
+    @Test func typingIsAnnouncedToEveryListenerAndNeverStored() async throws {
+        let storage = try SQLiteStorage.inMemory()
+        let chat = try await open(storage)
+        let (ana, bo, talk) = try await twoPeople(chat)
+        let before = await chat.controller.lastSequence
+        let first = chat.controller.transients()
+        let second = chat.controller.transients()
+        #expect(chat.controller.transientSubscriberCount == 2)
+        let origin = SceneSession.ID()
+        try await chat.setTyping(true, in: talk.id, by: ana.id, origin: origin)
+        try await chat.setTyping(false, in: talk.id, by: bo.id, origin: nil)
+        var iterator = first.makeAsyncIterator()
+        let typing = await iterator.next()
+        #expect(typing?.event == .typing(conversation: talk.id, person: ana.id) && typing?.origin == origin)
+        #expect(await iterator.next()?.event == .stoppedTyping(conversation: talk.id, person: bo.id))
+        var other = second.makeAsyncIterator()
+        #expect(await other.next()?.event == .typing(conversation: talk.id, person: ana.id))
+        await #expect(throws: ChatError.unknownConversation(bo.id)) { try await chat.setTyping(true, in: bo.id, by: ana.id, origin: nil) }
+        #expect(await chat.controller.lastSequence == before)
+        #expect(try await storage.events(app: ChatController.app, after: before, limit: 10).isEmpty)
+        await chat.controller.close()
+        #expect(await iterator.next() == nil, "closing ends the stream")
+        await #expect(throws: ChatError.notSaved(reason: "The model is closed.")) { try await chat.setTyping(true, in: talk.id, by: ana.id, origin: nil) }
+    }
+}

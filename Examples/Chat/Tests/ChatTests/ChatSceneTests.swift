@@ -1,0 +1,226 @@
+import Chat
+import Foundation
+import Logging
+import SceneSync
+import SceneSyncSQLite
+import SceneSyncTestSupport
+import SceneSyncTesting
+import SceneSyncUI
+import Testing
+
+/// Chat's windows, driven headless: two people on two devices, each with windows of their own.
+@MainActor
+struct ChatSceneTests {
+    typealias List = ConversationListScreen.NodeID
+    typealias Detail = ConversationScreen.DetailID
+    static let anaDevice = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+    static let boDevice = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+
+    func launch(_ storage: any SceneSyncStorage) async throws -> (SceneHost, ChatController) {
+        let delegate = ChatAppDelegate(logger: Logger(label: "test"))
+        let host = try await SceneHost.launch(delegate: delegate, storage: storage)
+        return (host, try #require(delegate.chat))
+    }
+
+    func signIn(_ name: String, in window: HostedWindow, host: SceneHost) async throws {
+        try await host.perform(.send, on: SignInScreen.field, value: .string(name), in: window)
+        try await host.waitUntil("\(name)'s conversations") { window.route == "main:conversations" || window.node(List.table) != nil }
+    }
+
+    /// Ana's and Bo's windows, signed in, with a conversation "Lunch" that Ana started.
+    func lunch(_ host: SceneHost, _ chat: ChatController) async throws -> (ana: HostedWindow, bo: HostedWindow, talk: Conversation) {
+        let ana = try await host.openWindow(device: Self.anaDevice)
+        try await signIn("Ana", in: ana, host: host)
+        let bo = try await host.openWindow(device: Self.boDevice)
+        try await signIn("Bo", in: bo, host: host)
+        let anaPerson = try #require(await chat.controller.state.person(on: Self.anaDevice))
+        let talk = try await chat.startConversation(title: "Lunch", with: ["Bo"], by: anaPerson.id, origin: nil)
+        try await host.waitUntil("the conversation in both lists") { ana.node(List.row(talk.id)) != nil && bo.node(List.row(talk.id)) != nil }
+        return (ana, bo, talk)
+    }
+
+    func messageTexts(_ window: HostedWindow) -> [String] {
+        window.node(Detail.messages)?.children.filter { $0.kind == .message }.compactMap { $0.props["text"]?.string } ?? []
+    }
+
+    func inserts(of id: String, in window: HostedWindow) -> [ViewNode] {
+        window.messages.flatMap { message -> [ViewNode] in
+            guard case let .patch(ops, _) = message else { return [] }
+            return ops.compactMap { if case let .insert(_, _, node) = $0, node.id == id { node } else { nil } }
+        }
+    }
+
+    @Test func signingInInOneWindowSignsInEveryWindowOfThatBrowserOnly() async throws {
+        let (host, _) = try await launch(try SQLiteStorage.inMemory())
+        let first = try await host.openWindow(device: Self.anaDevice)
+        let second = try await host.openWindow(device: Self.anaDevice)
+        let elsewhere = try await host.openWindow(device: Self.boDevice)
+        #expect(first.node(SignInScreen.field) != nil && second.node(SignInScreen.field) != nil)
+        await #expect(throws: ChatError.emptyName) { try await host.perform(.send, on: SignInScreen.field, value: "  ", in: first) }
+        try await signIn("Ana", in: first, host: host)
+        try await host.waitUntil("the other window of the browser") { second.node(List.table) != nil }
+        #expect(second.title == "Chats" && second.text(List.split, "focus") == "primary")
+        #expect(elsewhere.node(SignInScreen.field) != nil, "another browser is another person")
+        try await host.tap(ConversationsScreen.signOutButton, in: second)
+        try await host.waitUntil("both windows signed out") { first.node(SignInScreen.field) != nil && second.node(SignInScreen.field) != nil }
+        #expect(first.patchFailures.isEmpty && second.patchFailures.isEmpty)
+    }
+
+    @Test func aMessageShowsInEveryWindowOnceAndAsSentFromHereOnlyInTheSender() async throws {
+        let (host, chat) = try await launch(try SQLiteStorage.inMemory())
+        let (ana, bo, talk) = try await lunch(host, chat)
+        let anaSecond = try await host.openWindow(device: Self.anaDevice)
+        for window in [ana, bo, anaSecond] {
+            try await host.perform(.select, on: List.row(talk.id), in: window)
+            #expect(window.title == "Lunch" && window.text(List.split, "focus") == "secondary")
+        }
+        try await host.perform(.send, on: Detail.composer, value: "  Noodles?\n", in: ana)
+        try await host.waitUntil("the message in every window") { [ana, bo, anaSecond].allSatisfy { messageTexts($0) == ["Noodles?"] } }
+        let id = Detail.message(1)
+        #expect(inserts(of: id, in: ana).map { $0.props["fromHere"] } == [.bool(true)], "the sender animates it once, as sent")
+        #expect(inserts(of: id, in: anaSecond).map { $0.props["fromHere"] } == [nil])
+        #expect(inserts(of: id, in: bo).count == 1)
+        #expect(ana.node(id)?.props["mine"] == .bool(true) && anaSecond.node(id)?.props["mine"] == .bool(true))
+        #expect(bo.node(id)?.props["mine"] == nil && bo.text(id, "sender") == "Ana")
+        #expect(ana.text(Detail.composer, "value") == "", "the sender's composer is emptied")
+        #expect([ana, bo, anaSecond].allSatisfy { $0.text(List.row(talk.id), "subtitle")?.hasSuffix(": Noodles?") == true })
+        #expect(ana.text(List.row(talk.id), "subtitle") == "You: Noodles?" && bo.text(List.row(talk.id), "subtitle") == "Ana: Noodles?")
+        #expect([ana, bo, anaSecond].allSatisfy { $0.patchFailures.isEmpty })
+    }
+
+    @Test func badMessagesAreRefusedInTheWindowThatSentThemAndNothingIsStored() async throws {
+        let (host, chat) = try await launch(try SQLiteStorage.inMemory())
+        let (ana, _, talk) = try await lunch(host, chat)
+        try await host.perform(.select, on: List.row(talk.id), in: ana)
+        let before = await chat.controller.lastSequence
+        await #expect(throws: ChatError.emptyMessage) { try await host.perform(.send, on: Detail.composer, value: " \n ", in: ana) }
+        await #expect(throws: ChatError.messageTooLong(length: 4_001, limit: 4_000)) {
+            try await host.perform(.send, on: Detail.composer, value: .string(String(repeating: "x", count: 4_001)), in: ana)
+        }
+        await #expect(throws: ScreenError.invalidValue(node: Detail.composer, name: "send")) {
+            try await host.perform(.send, on: Detail.composer, value: 42, in: ana)
+        }
+        #expect(await chat.controller.lastSequence == before && messageTexts(ana).isEmpty)
+        let elsewhere = try await host.openWindow(activity: try SceneActivity(type: ChatSceneDelegate.conversationActivityType, payload: UUID()),
+                                                  device: Self.anaDevice)
+        #expect(elsewhere.noticeTexts == ["This conversation does not exist, or you are not in it."] && elsewhere.title == "Chats")
+    }
+
+    @Test func unreadCountsArePerPersonAndClearWhenTheConversationIsOnScreenInAnActiveWindow() async throws {
+        let (host, chat) = try await launch(try SQLiteStorage.inMemory())
+        let (ana, bo, talk) = try await lunch(host, chat)
+        try await host.perform(.select, on: List.row(talk.id), in: ana)
+        for text in ["one", "two"] { try await host.perform(.send, on: Detail.composer, value: .string(text), in: ana) }
+        try await host.waitUntil("Bo's badge") { bo.text(List.row(talk.id), "badge") == "2" }
+        #expect(ana.text(List.row(talk.id), "badge") == nil, "Ana sent them")
+        try await host.hide(bo)
+        try await host.perform(.select, on: List.row(talk.id), in: bo)
+        try await host.perform(.send, on: Detail.composer, value: "three", in: ana)
+        let bob = try #require(await chat.controller.state.person(on: Self.boDevice))
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(await chat.controller.state.unread(bob.id, in: talk.id) == 3, "a hidden window reads nothing")
+        try await host.show(bo)
+        try await waitForUnread(0, of: bob.id, in: talk.id, chat)
+        try await host.waitUntil("no badge") { bo.text(List.row(talk.id), "badge") == nil }
+        try await host.perform(.send, on: Detail.composer, value: "four", in: ana)
+        try await host.waitUntil("read as it comes") { messageTexts(bo).count == 4 }
+        try await waitForUnread(0, of: bob.id, in: talk.id, chat)
+    }
+
+    @Test func typingShowsInOtherPeoplesWindowsAndClearsWhenTheMessageIsSent() async throws {
+        let (host, chat) = try await launch(try SQLiteStorage.inMemory())
+        let (ana, bo, talk) = try await lunch(host, chat)
+        let anaSecond = try await host.openWindow(device: Self.anaDevice)
+        for window in [ana, bo, anaSecond] { try await host.perform(.select, on: List.row(talk.id), in: window) }
+        let before = await chat.controller.lastSequence
+        try await host.perform(.draft, on: Detail.composer, value: "Noo", in: ana)
+        try await host.waitUntil("Bo sees Ana typing") { bo.text(Detail.typing, "text") == "Ana is typing…" }
+        #expect(ana.node(Detail.typing) == nil && anaSecond.node(Detail.typing) == nil, "not in Ana's own windows")
+        #expect(await chat.controller.lastSequence == before, "typing is not stored")
+        try await host.perform(.send, on: Detail.composer, value: "Noodles?", in: ana)
+        try await host.waitUntil("the typing line gone") { bo.node(Detail.typing) == nil && messageTexts(bo) == ["Noodles?"] }
+        try await host.perform(.draft, on: Detail.composer, value: "Sure", in: bo)
+        try await host.waitUntil("Ana sees Bo typing") { ana.text(Detail.typing, "text") == "Bo is typing…" }
+        try await host.perform(.draft, on: Detail.composer, value: "", in: bo)
+        try await host.waitUntil("cleared text stops typing") { ana.node(Detail.typing) == nil }
+        #expect([ana, bo, anaSecond].allSatisfy { $0.patchFailures.isEmpty })
+    }
+
+    @Test func draftsBelongToTheWindowSurviveReloadAndRestartAndGoWithTheWindow() async throws {
+        let path = TemporaryDirectory().path("chat.sqlite")
+        var (host, chat) = try await launch(try SQLiteStorage(path: path))
+        let (ana, _, talk) = try await lunch(host, chat)
+        let anaSecond = try await host.openWindow(device: Self.anaDevice)
+        for window in [ana, anaSecond] { try await host.perform(.select, on: List.row(talk.id), in: window) }
+        try await host.perform(.draft, on: Detail.composer, value: "first window", in: ana)
+        try await host.perform(.draft, on: Detail.composer, value: "second window", in: anaSecond)
+        try await host.reload(ana)
+        try await host.reload(anaSecond)
+        #expect(ana.title == "Lunch" && ana.text(Detail.composer, "value") == "first window")
+        #expect(anaSecond.text(Detail.composer, "value") == "second window", "each window its own draft")
+        let secondSession = anaSecond.sessionID
+        let firstSession = ana.sessionID
+        await host.terminate()
+
+        (host, chat) = try await launch(try SQLiteStorage(path: path))
+        let restored = try await host.openWindow(session: firstSession, device: Self.anaDevice)
+        #expect(restored.title == "Lunch" && restored.text(Detail.composer, "value") == "first window", "after a restart")
+        let storage = host.application.storage
+        #expect(try await storage.drafts(session: secondSession).keys.filter { !$0.hasPrefix(SceneDrafts.reservedPrefix) }.count == 1)
+        let second = try await host.openWindow(session: secondSession, device: Self.anaDevice)
+        try await host.close(second)
+        #expect(try await storage.drafts(session: secondSession).isEmpty, "closed for good, its draft is gone")
+        try await host.perform(.send, on: Detail.composer, value: "first window", in: restored)
+        #expect(try await storage.drafts(session: firstSession).isEmpty, "sent, the draft is gone")
+    }
+
+    @Test func aLongConversationOpensOnItsNewestPageAndLoadsEarlierPages() async throws {
+        let (host, chat) = try await launch(try SQLiteStorage.inMemory())
+        let (ana, bo, talk) = try await lunch(host, chat)
+        let anaPerson = try #require(await chat.controller.state.person(on: Self.anaDevice))
+        for number in 1...120 { try await chat.send("m\(number)", in: talk.id, from: anaPerson.id, origin: nil) }
+        try await host.perform(.select, on: List.row(talk.id), in: bo)
+        #expect(messageTexts(bo) == (71...120).map { "m\($0)" })
+        #expect(bo.node(Detail.messages)?.children.first?.id == Detail.loadEarlier)
+        try await host.tap(Detail.loadEarlier, in: bo)
+        #expect(messageTexts(bo) == (21...120).map { "m\($0)" })
+        try await host.tap(Detail.loadEarlier, in: bo)
+        #expect(messageTexts(bo) == (1...120).map { "m\($0)" })
+        #expect(bo.node(Detail.loadEarlier) == nil, "nothing earlier")
+        try await host.perform(.select, on: List.row(talk.id), in: ana)
+        try await host.perform(.send, on: Detail.composer, value: "m121", in: ana)
+        try await host.waitUntil("the new message last") { messageTexts(bo).last == "m121" }
+        #expect(bo.patchFailures.isEmpty)
+    }
+
+    @Test func startingAConversationOpensItAndRefusesUnknownPeople() async throws {
+        let (host, _) = try await launch(try SQLiteStorage.inMemory())
+        let ana = try await host.openWindow(device: Self.anaDevice)
+        try await signIn("Ana", in: ana, host: host)
+        let bo = try await host.openWindow(device: Self.boDevice)
+        try await signIn("Bo", in: bo, host: host)
+        try await host.tap(List.newConversation, in: ana)
+        #expect(ana.title == "New Conversation")
+        try await host.type("Weekend", into: NewConversationScreen.NodeID.title, in: ana)
+        try await host.type("Bo, Cy", into: NewConversationScreen.NodeID.participants, in: ana)
+        await #expect(throws: ChatError.unknownParticipant("Cy")) { try await host.tap(NewConversationScreen.NodeID.start, in: ana) }
+        try await host.type("Bo", into: NewConversationScreen.NodeID.participants, in: ana)
+        try await host.tap(NewConversationScreen.NodeID.start, in: ana)
+        #expect(ana.title == "Weekend" && ana.node(Detail.composer) != nil && ana.patchFailures.isEmpty)
+        try await host.waitUntil("the conversation in Bo's list") { bo.rowTitles == ["Weekend"] }
+        try await host.perform(ConversationListScreen.openInNewWindow, on: try #require(bo.view?.nodes(of: .row).first?.id), in: bo)
+        #expect(bo.openRequests.count == 1)
+        guard let activity = bo.openRequests.first else { return }
+        let opened = try await host.openWindow(activity: activity, device: Self.boDevice)
+        #expect(opened.title == "Weekend" && opened.text(List.split, "focus") == "secondary")
+    }
+}
+
+/// Waits until `person` has `count` unread messages in `conversation`, as the controller counts.
+func waitForUnread(_ count: Int, of person: UUID, in conversation: UUID, _ chat: ChatController) async throws {
+    let deadline = ContinuousClock.now + .seconds(10)
+    while await chat.controller.state.unread(person, in: conversation) != count {
+        guard ContinuousClock.now < deadline else { throw HostTimeout(waitingFor: "\(count) unread") }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}
