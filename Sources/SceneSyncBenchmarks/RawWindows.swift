@@ -9,6 +9,7 @@ struct RawWindows {
     /// One window: its socket and what it has received.
     private struct Window {
         let descriptor: Int32
+        let hello: [UInt8]
         var framing = WindowsWebSocketFraming()
         var upgraded = false
     }
@@ -22,8 +23,10 @@ struct RawWindows {
     /// Opens `count` windows of `app` on a thread of its own, runs `measure` with them there, and
     /// closes them: blocking in `poll(2)` is fine on such a thread, and would starve the
     /// cooperative pool. `measure` is given the windows and how long they took to connect.
+    /// `hello` gives window `index` its hello frame (a new, visible, focused window's by default).
     static func measure<Result: Sendable>(
         _ count: Int, port: Int, app: String, batch: Int, thread name: String,
+        hello: @escaping @Sendable (Int) -> [UInt8] = { _ in WindowsWebSocketFraming.hello },
         _ measure: @escaping @Sendable (inout RawWindows, Duration) throws -> Result
     ) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
@@ -33,7 +36,7 @@ struct RawWindows {
                     var windows = RawWindows()
                     defer { windows.closeAll() }
                     let start = clock.now
-                    try windows.open(count, port: port, app: app, batch: batch, clock: clock)
+                    try windows.open(count, port: port, app: app, batch: batch, clock: clock, hello: hello)
                     return try measure(&windows, start.duration(to: clock.now))
                 })
             }
@@ -43,12 +46,15 @@ struct RawWindows {
     }
 
     /// Opens `count` windows of `app`, `batch` at a time, each waiting for its first render.
-    mutating func open(_ count: Int, port: Int, app: String, batch: Int, clock: ContinuousClock) throws {
+    mutating func open(
+        _ count: Int, port: Int, app: String, batch: Int, clock: ContinuousClock,
+        hello: (Int) -> [UInt8] = { _ in WindowsWebSocketFraming.hello }
+    ) throws {
         while windows.count < count {
             let size = min(batch, count - windows.count)
             for _ in 0..<size {
                 let descriptor = try WindowsPOSIX.connect(port: port)
-                windows.append(Window(descriptor: descriptor))
+                windows.append(Window(descriptor: descriptor, hello: hello(windows.count)))
                 try WindowsPOSIX.write(WindowsWebSocketFraming.upgradeRequest(port: port, app: app), to: descriptor)
             }
             try wait(for: Array(windows.count - size..<windows.count), what: "first renders", clock: clock) { _, message in
@@ -112,7 +118,7 @@ struct RawWindows {
             if !windows[index].upgraded {
                 guard try windows[index].framing.takeUpgradeResponse() else { continue }
                 windows[index].upgraded = true
-                try WindowsPOSIX.write(WindowsWebSocketFraming.hello, to: windows[index].descriptor)
+                try WindowsPOSIX.write(windows[index].hello, to: windows[index].descriptor)
             }
             while let message = try windows[index].framing.nextMessage() { try handle(index, message) }
             for pong in windows[index].framing.takePongs() { try WindowsPOSIX.write(pong, to: windows[index].descriptor) }

@@ -95,6 +95,11 @@ final class WindowsServerProcess {
 
     /// The server's resident set size (`VmRSS`), in KiB.
     func residentKilobytes() throws(WindowsBenchmarkError) -> Int {
+        try Self.residentKilobytes(pid: pid)
+    }
+
+    /// The resident set size (`VmRSS`) of the process `pid`, in KiB.
+    nonisolated static func residentKilobytes(pid: Int32) throws(WindowsBenchmarkError) -> Int {
         let path = "/proc/\(pid)/status"
         guard let status = try? String(contentsOfFile: path, encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),

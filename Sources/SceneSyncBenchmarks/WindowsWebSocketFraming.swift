@@ -117,6 +117,16 @@ struct WindowsWebSocketFraming {
         frame(opcode: 0x1, payload: Array(#"{"type":"action","v":1,"ref":\#(ref),"node":"\#(node)","name":"\#(name)"}"#.utf8))
     }
 
+    /// `hello` from a new, visible and focused window of the browser profile `device`.
+    static func hello(device: String) -> [UInt8] {
+        frame(opcode: 0x1, payload: Array(#"{"type":"hello","v":1,"device":"\#(device)","visible":true,"focused":true}"#.utf8))
+    }
+
+    /// An action with a text value (plain ASCII letters, digits and spaces), as a composer's `send`.
+    static func action(ref: Int, name: String, node: String, text: String) -> [UInt8] {
+        frame(opcode: 0x1, payload: Array(#"{"type":"action","v":1,"ref":\#(ref),"node":"\#(node)","name":"\#(name)","value":"\#(text)"}"#.utf8))
+    }
+
     /// A normal close, as closing a tab sends.
     static let close = frame(opcode: 0x8, payload: [0x03, 0xE8])
 
