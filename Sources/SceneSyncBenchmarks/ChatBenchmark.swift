@@ -64,24 +64,27 @@ struct ChatBenchmark: AsyncParsableCommand {
         let seed = try await ChatSeed.make(people: people, long: long, short: short, in: data)
         print("Seeded \(long + short) messages in \(String(format: "%.1f", (ContinuousClock.now - seedStart).seconds)) s")
         var problems: [String] = []
-        let results = try await WindowsServerProcess.with(
-            executable: executable, dataDirectory: data, log: scratch.appendingPathComponent("server.log"), problems: &problems
-        ) { server in
-            var results: [(String, ChatRoundResult)] = []
-            // A first, unrecorded pass on the short conversation, so that neither measured one
-            // pays for what the server allocates once.
-            var sent = [seed.short: short, seed.long: long]
-            let passes = [("", seed.short, false), ("short", seed.short, true), ("long", seed.long, true)]
-            for (name, conversation, recorded) in passes {
-                let measure = ChatRounds(port: server.port, serverPID: server.pid, conversation: conversation, devices: seed.devices,
-                                         firstNumber: sent[conversation, default: 0] + 1, rounds: recorded ? rounds : 2, warmup: warmup,
-                                         interval: .milliseconds(interval), batch: connectBatch)
-                let result = try await measure.run(windows: recorded ? windows : min(windows, 100))
-                sent[conversation, default: 0] += warmup + measure.rounds
-                if recorded { results.append(("\(name) (\(sent[conversation]! - warmup - measure.rounds) messages)", result)) }
-                await server.waitUntilIdle()
+        var results: [(String, ChatRoundResult)] = []
+        var sent = [seed.short: short, seed.long: long]
+        // Each conversation in a server process of its own, so that each memory figure is its own;
+        // in each, a first unrecorded pass, so that neither pays for what the server allocates once.
+        for (name, conversation) in [("short", seed.short), ("long", seed.long)] {
+            let result = try await WindowsServerProcess.with(
+                executable: executable, dataDirectory: data, log: scratch.appendingPathComponent("server-\(name).log"), problems: &problems
+            ) { server in
+                var measured: ChatRoundResult?
+                for recorded in [false, true] {
+                    let measure = ChatRounds(port: server.port, serverPID: server.pid, conversation: conversation, devices: seed.devices,
+                                             firstNumber: sent[conversation, default: 0] + 1, rounds: recorded ? rounds : 2, warmup: warmup,
+                                             interval: .milliseconds(interval), batch: connectBatch)
+                    let result = try await measure.run(windows: recorded ? windows : min(windows, 100))
+                    sent[conversation, default: 0] += warmup + measure.rounds
+                    if recorded { measured = result }
+                    await server.waitUntilIdle()
+                }
+                return measured!
             }
-            return results
+            results.append(("\(name) (\(sent[conversation]! - warmup - rounds) messages)", result))
         }
         print("A new Chat message to \(windows) windows (\(people) people), \(rounds) timed messages each, \(interval) ms apart")
         print("  conversation                 p50        p99       max   bytes/window   CPU/message   memory/window")
