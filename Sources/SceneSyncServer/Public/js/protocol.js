@@ -118,6 +118,8 @@ export const TIMING = freeze({
   backoffMax: 10_000,
   duplicateProbe: 150,
   draftDebounce: 300,
+  /** A composer sends its draft at least this often (ms) while the user types on. */
+  draftMaxWait: 1000,
   noticeAutoDismiss: 8_000,
   inlineErrorLifetime: 8_000,
   toastLifetime: 6_000,

@@ -325,23 +325,33 @@ export const composer = {
       server: null, // the last `value` the server sent (null: none yet)
       sent: null, // the text of the send not answered yet
       timer: 0, // the debounced draft
+      pendingSince: 0, // when the first change not yet sent as a draft was made
       clientError: null,
       serverError: null,
       errorTimer: 0,
     };
     el._ss = s;
 
+    // Debounced, but sent at least once a second while the user types on, so that the server
+    // hears of typing (it tells the other people's windows) without waiting for a pause.
+    s.flushDraft = () => {
+      clearTimeout(s.timer);
+      s.timer = 0;
+      s.pendingSince = 0;
+      send(ACTION.draft, input.value);
+    };
     s.scheduleDraft = () => {
       clearTimeout(s.timer);
-      s.timer = setTimeout(() => {
-        s.timer = 0;
-        send(ACTION.draft, input.value);
-      }, TIMING.draftDebounce);
+      const now = performance.now();
+      if (!s.pendingSince) s.pendingSince = now;
+      if (now - s.pendingSince >= TIMING.draftMaxWait) return s.flushDraft();
+      s.timer = setTimeout(s.flushDraft, TIMING.draftDebounce);
     };
     const sendText = () => {
       // Empty text goes too: the server says what is wrong with it.
       clearTimeout(s.timer);
       s.timer = 0;
+      s.pendingSince = 0;
       s.sent = input.value;
       s.clientError = null;
       refresh(el);
