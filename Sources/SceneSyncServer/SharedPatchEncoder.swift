@@ -1,27 +1,38 @@
 import SceneSyncUI
 
-/// Encodes an app's messages for its windows, reusing the text of the last patch when the next
-/// window is sent the same one.
+/// Encodes an app's messages for its windows, reusing the text of a recent patch when a window is
+/// sent the same one.
 ///
 /// When a model changes, every window that shows it is sent a patch, one after another on the
 /// main actor, and windows that show the same screen are sent the same one, with the same
-/// sequence numbers: only the first of them is encoded. Comparing costs a fraction of encoding.
+/// sequence numbers: only the first of them is encoded. Windows that show the same screen to
+/// different people (a chat's "You:" in one, "Ana:" in another) are sent a few different patches,
+/// interleaved; the last ``recentPatchCount`` are kept, so each of those is encoded once too.
+/// Comparing costs a fraction of encoding.
 struct SharedPatchEncoder {
     /// Patches encoded to more text than this are not kept for the next window.
     static let sharedPatchLimit = 64 * 1024
+    /// How many of the last distinct patches are kept.
+    static let recentPatchCount = 16
 
-    /// The last patch encoded, and its text.
-    private var lastPatch: (message: ServerMessage, text: String)?
+    /// The last patches encoded, and their text, the newest first.
+    private var recent: [(message: ServerMessage, text: String)] = []
     /// How many patches were encoded rather than reused.
     private(set) var patchEncodings = 0
 
-    /// Encodes `message`, or reuses the text of the previous patch if this is the same patch.
+    /// Encodes `message`, or reuses the text of a recent patch if this is the same patch.
     mutating func encode(_ message: ServerMessage) -> String {
         guard case .patch = message else { return WindowProtocol.encodeText(message) }
-        if let lastPatch, lastPatch.message == message { return lastPatch.text }
+        if let kept = recent.first(where: { $0.message == message }) { return kept.text }
         patchEncodings += 1
         let text = WindowProtocol.encodeText(message)
-        lastPatch = text.utf8.count <= Self.sharedPatchLimit ? (message, text) : nil
+        guard text.utf8.count <= Self.sharedPatchLimit else { return text }
+        // A newer sequence number makes every kept patch stale for good.
+        if case let .patch(_, seq) = message, case let .patch(_, keptSeq)? = recent.first?.message, keptSeq != seq {
+            recent.removeAll()
+        }
+        recent.insert((message, text), at: 0)
+        if recent.count > Self.recentPatchCount { recent.removeLast() }
         return text
     }
 }

@@ -21,6 +21,26 @@ import Testing
         #expect(encoder.patchEncodings == 1)
     }
 
+    @Test func aFewPatchesInterleavedAreEachEncodedOnce() {
+        // Windows of two people, interleaved, each person's windows sent their own patch.
+        let mine = ServerMessage.patch(ops: [.set(id: "row", props: ["subtitle": "You: Hi"])], seq: ["chat": 5])
+        let theirs = ServerMessage.patch(ops: [.set(id: "row", props: ["subtitle": "Ana: Hi"])], seq: ["chat": 5])
+        var encoder = SharedPatchEncoder()
+        for _ in 0..<10 {
+            #expect(encoder.encode(mine) == WindowProtocol.encodeText(mine))
+            #expect(encoder.encode(theirs) == WindowProtocol.encodeText(theirs))
+        }
+        #expect(encoder.patchEncodings == 2)
+        let others = (0..<SharedPatchEncoder.recentPatchCount).map {
+            ServerMessage.patch(ops: [.set(id: "row", props: ["subtitle": .string("\($0)")])], seq: ["chat": 5])
+        }
+        for other in others { _ = encoder.encode(other) }
+        #expect(encoder.encode(mine) == WindowProtocol.encodeText(mine), "pushed out, encoded again")
+        #expect(encoder.patchEncodings == 3 + others.count)
+        let next = ServerMessage.patch(ops: [.set(id: "row", props: ["subtitle": "You: Hi"])], seq: ["chat": 6])
+        #expect(encoder.encode(next) == WindowProtocol.encodeText(next))
+    }
+
     @Test func aChangeShownInManyWindowsIsEncodedOnce() async throws {
         let server = try await TestServer.start()
         var windows: [WindowClient] = []

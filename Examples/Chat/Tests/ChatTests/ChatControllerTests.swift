@@ -92,6 +92,8 @@ struct ChatControllerTests {
         try await chat.markRead(talk.id, by: bo.id, origin: nil)
         #expect(await chat.controller.lastSequence == sequence, "reading what is read stores nothing")
         try await chat.send("four", in: talk.id, from: ana.id, origin: nil)
+        state = await chat.controller.state
+        #expect(state.unread(for: bo.id) == 1 && state.unread(for: ana.id) == 0, "counted as the events came")
         await chat.controller.close()
 
         chat = try await open(try SQLiteStorage(path: path))
@@ -99,7 +101,50 @@ struct ChatControllerTests {
         #expect(state.messages(in: talk.id).page(before: nil, limit: 10).map(\.text) == ["one", "two", "three", "four"])
         #expect(state.unread(bo.id, in: talk.id) == 1 && state.unread(for: bo.id) == 1)
         #expect(state.person(on: device) == ana && state.conversations(for: bo.id).map(\.id) == [talk.id])
-        #expect(state.widgetSummary.lines.map(\.text) == ["Ana: four", "1 message"])
+        #expect(state.widgetSummary.lines.map(\.text) == ["from Ana", "1 message"])
+    }
+
+    @Test func readMarksAskedForTogetherAreCommittedTogether() async throws {
+        let storage = try SQLiteStorage.inMemory()
+        let chat = try await open(storage)
+        var people: [Person] = []
+        for index in 0..<6 {
+            people.append(try await chat.signIn(name: "P\(index)", device: String(format: "%032x", index + 1), origin: nil))
+        }
+        let talk = try await chat.startConversation(title: "All", with: people.dropFirst().map(\.name), by: people[0].id, origin: nil)
+        try await chat.send("Hello", in: talk.id, from: people[0].id, origin: nil)
+        let before = await chat.controller.lastSequence
+        // Every reader's windows ask at once, twice each.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for person in people.dropFirst() + people.dropFirst() {
+                group.addTask { try await chat.markRead(talk.id, by: person.id, origin: nil) }
+            }
+            try await group.waitForAll()
+        }
+        let events = try await storage.events(app: ChatController.app, after: before, limit: 100)
+        let marks = try events.flatMap { event -> [ReadMark] in
+            guard case let .conversationsRead(marks) = try JSONDecoder().decode(ChatEvent.self, from: event.payload) else { return [] }
+            return marks
+        }
+        #expect(Set(marks.map(\.person)) == Set(people.dropFirst().map(\.id)) && marks.count == 5, "each reader marked once")
+        #expect(events.count < 5, "\(events.count) events for 10 asks by 5 readers")
+        let state = await chat.controller.state
+        #expect(people.allSatisfy { state.unread($0.id, in: talk.id) == 0 && state.unread(for: $0.id) == 0 })
+        await #expect(throws: ChatError.unknownConversation(people[0].id)) { try await chat.markRead(people[0].id, by: people[1].id, origin: nil) }
+    }
+
+    @Test func namesWithCommasLineBreaksOrInvisibleCharactersOrTooManyBytesAreRefused() async throws {
+        let chat = try await open(try SQLiteStorage.inMemory())
+        for name in ["Ana, Bo", "Ana\nBo", "A\u{200B}na", "Ana\u{0007}"] {
+            await #expect(throws: ChatError.nameNotAllowed) { try await chat.signIn(name: name, device: device, origin: nil) }
+        }
+        let heavy = String(repeating: "e\u{301}\u{301}\u{301}\u{301}\u{301}", count: 30)
+        #expect(heavy.count == 30)
+        await #expect(throws: ChatError.tooManyBytes(bytes: heavy.utf8.count, limit: ChatLimits.maximumNameBytes)) {
+            try await chat.signIn(name: heavy, device: device, origin: nil)
+        }
+        #expect(await chat.controller.lastSequence == 0)
+        #expect(try await chat.signIn(name: "Zoë Ñandú", device: device, origin: nil).name == "Zoë Ñandú")
     }
 
     @Test func pagesAreTakenFromTheNewestBackwards() async throws {

@@ -1,6 +1,7 @@
 public import Foundation
 public import Logging
 public import SceneSync
+import Synchronization
 
 /// Chat's model controller: people, sign-ins per device, conversations, messages and reads.
 ///
@@ -20,6 +21,19 @@ public final class ChatController: Sendable {
     /// The underlying model controller.
     public let controller: ModelController<ChatState>
     private let now: @Sendable () -> Date
+    /// Read marks waiting to be committed, and who waits for them.
+    private let pendingReads = Mutex(PendingReads())
+
+    private struct PendingReads {
+        var marks: Set<ReadKey> = []
+        var waiters: [CheckedContinuation<ChatError?, Never>] = []
+        var isFlushing = false
+    }
+
+    private struct ReadKey: Hashable {
+        let person: UUID
+        let conversation: UUID
+    }
 
     /// Opens Chat on `storage`; `now` dates messages (the system clock by default).
     public init(
@@ -44,6 +58,8 @@ public final class ChatController: Sendable {
         let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty else { throw .emptyName }
         guard name.count <= ChatLimits.maximumNameLength else { throw .nameTooLong(length: name.count, limit: ChatLimits.maximumNameLength) }
+        try Self.checkBytes(name, limit: ChatLimits.maximumNameBytes)
+        guard !name.unicodeScalars.contains(where: { $0 == "," || Self.isInvisible($0) }) else { throw .nameNotAllowed }
         let newcomer = Person(name: name)
         let envelopes = try await perform(origin: origin) { state throws(ChatError) in
             if let person = state.person(named: name) {
@@ -73,6 +89,7 @@ public final class ChatController: Sendable {
         let title = title.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !title.isEmpty else { throw .emptyTitle }
         guard title.count <= ChatLimits.maximumTitleLength else { throw .titleTooLong(length: title.count, limit: ChatLimits.maximumTitleLength) }
+        try Self.checkBytes(title, limit: ChatLimits.maximumTitleBytes)
         let names = names.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
         guard names.count < ChatLimits.maximumParticipants else {
             throw .tooManyParticipants(count: names.count + 1, limit: ChatLimits.maximumParticipants)
@@ -108,6 +125,7 @@ public final class ChatController: Sendable {
         guard text.count <= ChatLimits.maximumMessageLength else {
             throw .messageTooLong(length: text.count, limit: ChatLimits.maximumMessageLength)
         }
+        try Self.checkBytes(text, limit: ChatLimits.maximumMessageBytes)
         let sentAt = now()
         let envelopes = try await perform(origin: origin) { state throws(ChatError) in
             try Self.check(person, in: conversation, state)
@@ -119,11 +137,55 @@ public final class ChatController: Sendable {
     }
 
     /// Marks `conversation` read by `person` through its newest message; nothing happens if it is.
+    ///
+    /// When a message arrives, the windows of everyone with the conversation on screen ask at
+    /// once. Marks asked for while one is being committed are committed together, as one
+    /// ``ChatEvent/conversationsRead(_:)``, so that every window is woken by one event rather than
+    /// one per person.
+    ///
+    /// - Throws: ``ChatError/unknownConversation(_:)``, ``ChatError/notAParticipant``, or
+    ///   ``ChatError/notSaved(reason:)``.
     public func markRead(_ conversation: UUID, by person: UUID, origin: SceneSession.ID?) async throws(ChatError) {
-        try await perform(origin: origin) { state throws(ChatError) in
-            try Self.check(person, in: conversation, state)
-            let count = state.messageCount(in: conversation)
-            return state.readThrough(person, in: conversation) >= count ? [] : [.conversationRead(conversation: conversation, person: person, through: count)]
+        let state = await controller.state
+        try Self.check(person, in: conversation, state)
+        guard state.readThrough(person, in: conversation) < state.messageCount(in: conversation) else { return }
+        let key = ReadKey(person: person, conversation: conversation)
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<ChatError?, Never>) in
+            let startsFlush = pendingReads.withLock { pending in
+                pending.marks.insert(key)
+                pending.waiters.append(continuation)
+                defer { pending.isFlushing = true }
+                return !pending.isFlushing
+            }
+            if startsFlush { Task { await self.flushReads() } }
+        }
+        if let result { throw result }
+    }
+
+    /// Commits the marks waiting, and then those that came meanwhile, until none wait.
+    private func flushReads() async {
+        while true {
+            let (marks, waiters) = pendingReads.withLock { pending in
+                defer { pending.marks = []; pending.waiters = [] }
+                if pending.marks.isEmpty { pending.isFlushing = false }
+                return (pending.marks, pending.waiters)
+            }
+            guard !marks.isEmpty else { return }
+            var failure: ChatError?
+            do {
+                try await perform(origin: nil) { state in
+                    let due = marks.compactMap { key -> ReadMark? in
+                        let count = state.messageCount(in: key.conversation)
+                        guard state.conversations[key.conversation]?.participants.contains(key.person) == true,
+                              state.readThrough(key.person, in: key.conversation) < count else { return nil }
+                        return ReadMark(conversation: key.conversation, person: key.person, through: count)
+                    }
+                    return due.isEmpty ? [] : [.conversationsRead(due.sorted { ($0.person.uuidString, $0.conversation.uuidString) < ($1.person.uuidString, $1.conversation.uuidString) })]
+                }
+            } catch {
+                failure = error
+            }
+            for waiter in waiters { waiter.resume(returning: failure) }
         }
     }
 
@@ -144,6 +206,18 @@ public final class ChatController: Sendable {
     /// Up to `limit` messages of `conversation` before the message numbered `number`, oldest first.
     public func messages(in conversation: UUID, before number: Int, limit: Int = ChatLimits.pageSize) async -> [Message] {
         await controller.state.messages(in: conversation).page(before: number, limit: limit)
+    }
+
+    private static func checkBytes(_ text: String, limit: Int) throws(ChatError) {
+        guard text.utf8.count <= limit else { throw .tooManyBytes(bytes: text.utf8.count, limit: limit) }
+    }
+
+    /// Line breaks, controls, and characters that show nothing (format characters such as joiners).
+    private static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator, .unassigned, .privateUse, .surrogate: true
+        default: false
+        }
     }
 
     private static func check(_ person: UUID, in conversation: UUID, _ state: ChatState) throws(ChatError) {

@@ -18,6 +18,11 @@ public enum ChatError: Error, Equatable, Sendable, CustomStringConvertible {
     case emptyName
     /// The display name is longer than ``ChatLimits/maximumNameLength``.
     case nameTooLong(length: Int, limit: Int)
+    /// The display name holds a comma (which separates names), a line break or another invisible
+    /// or control character.
+    case nameNotAllowed
+    /// The text takes more bytes than its limit allows, however few characters it shows.
+    case tooManyBytes(bytes: Int, limit: Int)
     /// The conversation's title is empty.
     case emptyTitle
     /// The title is longer than ``ChatLimits/maximumTitleLength``.
@@ -43,6 +48,8 @@ public enum ChatError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notSignedIn: "Sign in first."
         case .emptyName: "Enter your name."
         case let .nameTooLong(length, limit): "This name is \(length) characters long; at most \(limit) are allowed."
+        case .nameNotAllowed: "A name cannot hold commas, line breaks or invisible characters."
+        case let .tooManyBytes(bytes, limit): "This text takes \(bytes) bytes; at most \(limit) are allowed."
         case .emptyTitle: "Give the conversation a title."
         case let .titleTooLong(length, limit): "This title is \(length) characters long; at most \(limit) are allowed."
         case .noOtherParticipants: "Add at least one other person."

@@ -67,8 +67,27 @@ public enum ChatEvent: UpdateEvent {
     case conversationStarted(Conversation)
     /// A message was sent; for its sender, the conversation is read through it.
     case messageSent(conversation: UUID, message: Message)
-    /// `person` has read `conversation` through message `through`.
-    case conversationRead(conversation: UUID, person: UUID, through: Int)
+    /// People have read conversations: each mark says who read which through which message.
+    /// Marks made at about the same time (everyone's windows on a conversation, when a message
+    /// arrives) come as one event.
+    case conversationsRead([ReadMark])
+}
+
+/// That `person` has read `conversation` through message `through`.
+public struct ReadMark: Codable, Sendable, Equatable {
+    /// The conversation.
+    public let conversation: UUID
+    /// Who read it.
+    public let person: UUID
+    /// The number of the last message read.
+    public let through: Int
+
+    /// Creates a mark.
+    public init(conversation: UUID, person: UUID, through: Int) {
+        self.conversation = conversation
+        self.person = person
+        self.through = through
+    }
 }
 
 /// What Chat announces without keeping it.
@@ -80,7 +99,8 @@ public enum ChatTransient: Sendable, Equatable {
 }
 
 /// Chat's bounds: on what one message, name or conversation may hold, and on how many people and
-/// conversations a server keeps, so that no window can make it hold without end.
+/// conversations a server keeps. Messages and signed-in devices are not bounded in number: a
+/// conversation keeps its history, and each browser that signs in keeps a record.
 public enum ChatLimits {
     /// The most characters in a message.
     public static let maximumMessageLength = 4_000
@@ -94,6 +114,12 @@ public enum ChatLimits {
     public static let maximumPeople = 10_000
     /// The most conversations a server keeps.
     public static let maximumConversations = 10_000
+    /// The most UTF-8 bytes in a message, a name and a title: a character may take many.
+    public static let maximumMessageBytes = 16_000
+    /// See ``maximumMessageBytes``.
+    public static let maximumNameBytes = 160
+    /// See ``maximumMessageBytes``.
+    public static let maximumTitleBytes = 320
     /// How many messages a conversation shows at first, and how many more each "Load Earlier" loads.
     public static let pageSize = 50
 }

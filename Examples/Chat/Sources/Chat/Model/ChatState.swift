@@ -20,13 +20,22 @@ public struct ChatState: ModelState {
     private var logs: [UUID: MessageLog] = [:]
     /// The number of the last message each person has read, per conversation.
     private var reads: [UUID: [UUID: Int]] = [:]
+    /// How many messages each person has not read, in all their conversations, kept as events come.
+    private(set) var unreadTotals: [UUID: Int] = [:]
+    /// The newest message of all, and its conversation.
+    public private(set) var latest: (conversation: UUID, message: Message)?
 
     public init() {}
 
     public init(records: RecordSet) throws {
         for (_, person) in try records.decode("people", as: Person.self) { addPerson(person) }
         for (device, person) in try records.decode("devices", as: UUID.self) { devices[device] = person }
-        conversations = Dictionary(uniqueKeysWithValues: try records.decode("conversations", as: Conversation.self).map { ($1.id, $1) })
+        for (key, conversation) in try records.decode("conversations", as: Conversation.self) {
+            guard conversation.id.uuidString == key else {
+                throw StorageError.corruptRecord(collection: "conversations", key: key, reason: "The record is another conversation's.")
+            }
+            conversations[conversation.id] = conversation
+        }
         var loaded: [UUID: [Message]] = [:]
         for (key, message) in try records.decode("messages", as: Message.self) {
             guard let conversation = UUID(uuidString: String(key.prefix(while: { $0 != "/" }))) else {
@@ -51,6 +60,12 @@ public struct ChatState: ModelState {
             }
             reads[person, default: [:]][conversation] = through
         }
+        for conversation in conversations.values {
+            for person in conversation.participants { unreadTotals[person, default: 0] += unread(person, in: conversation.id) }
+            if let last = logs[conversation.id]?.last, last.sentAt >= latest?.message.sentAt ?? .distantPast {
+                latest = (conversation.id, last)
+            }
+        }
     }
 
     public mutating func apply(_ event: ChatEvent) -> [RecordChange] {
@@ -68,15 +83,24 @@ public struct ChatState: ModelState {
             conversations[conversation.id] = conversation
             return [.save(collection: "conversations", key: conversation.id.uuidString, value: conversation)]
         case let .messageSent(conversation, message):
+            unreadTotals[message.sender, default: 0] -= unread(message.sender, in: conversation)
+            for person in conversations[conversation]?.participants ?? [] where person != message.sender {
+                unreadTotals[person, default: 0] += 1
+            }
             logs[conversation, default: MessageLog()].append(message)
+            latest = (conversation, message)
             reads[message.sender, default: [:]][conversation] = message.number
             return [
                 .save(collection: "messages", key: Self.messageKey(conversation, message.number), value: message),
                 .save(collection: "reads", key: Self.readKey(message.sender, conversation), value: message.number),
             ]
-        case let .conversationRead(conversation, person, through):
-            reads[person, default: [:]][conversation] = through
-            return [.save(collection: "reads", key: Self.readKey(person, conversation), value: through)]
+        case let .conversationsRead(marks):
+            return marks.map { mark in
+                let before = unread(mark.person, in: mark.conversation)
+                reads[mark.person, default: [:]][mark.conversation] = mark.through
+                unreadTotals[mark.person, default: 0] -= before - unread(mark.person, in: mark.conversation)
+                return .save(collection: "reads", key: Self.readKey(mark.person, mark.conversation), value: mark.through)
+            }
         }
     }
 
@@ -125,7 +149,7 @@ public struct ChatState: ModelState {
 
     /// How many messages `person` has not read, in all their conversations.
     public func unread(for person: UUID) -> Int {
-        conversations.values.reduce(0) { $0 + ($1.participants.contains(person) ? unread(person, in: $1.id) : 0) }
+        unreadTotals[person] ?? 0
     }
 
     /// The name of the person `id`, or a stand-in if there is none.

@@ -17,6 +17,8 @@ public final class ChatCoordinator: Coordinator, ChatScreenDelegate, NewConversa
     public let navigation = NavigationController()
     /// Who the window acts for, once signed in.
     public private(set) var person: Person?
+    /// Counts changes of `person`: what was decided before an `await` is dropped if it changed.
+    private var personChanges = 0
 
     /// Creates the coordinator.
     public init(chat: ChatController, window: SceneWindow, device: String) {
@@ -30,6 +32,7 @@ public final class ChatCoordinator: Coordinator, ChatScreenDelegate, NewConversa
     public override func start(restoring state: NavigationState?) async {
         let snapshot = await chat.snapshot()
         person = snapshot.state.person(on: device)
+        personChanges += 1
         await navigation.setScreens(screens(for: state?.paths["main"] ?? [], in: snapshot.state))
         await window.setRoot(navigation)
     }
@@ -62,9 +65,12 @@ public final class ChatCoordinator: Coordinator, ChatScreenDelegate, NewConversa
     public func chatScreen(_ screen: ScreenController, didSelect conversation: UUID) async {
         guard let person, navigation.screens.contains(where: { $0 === screen }) else { return }
         if let current = navigation.topScreen as? ConversationScreen, current.conversation == conversation { return }
+        let changes = personChanges
         let state = await chat.controller.state
-        guard let found = state.conversations[conversation], found.participants.contains(person.id) else { return }
-        await navigation.setScreens([navigation.screens[0], makeConversationScreen(found, person: person)])
+        // The device may have signed out, or in as someone else, while the state was read.
+        guard changes == personChanges, let root = navigation.screens.first as? ConversationsScreen,
+              let found = state.conversations[conversation], found.participants.contains(person.id) else { return }
+        await navigation.setScreens([root, makeConversationScreen(found, person: person)])
         await (navigation.topScreen as? ConversationScreen)?.markReadIfActive()
     }
 
@@ -74,24 +80,31 @@ public final class ChatCoordinator: Coordinator, ChatScreenDelegate, NewConversa
     }
 
     public func chatScreenWantsNewConversation(_ screen: ScreenController) async {
-        guard let person, !(navigation.topScreen is NewConversationScreen) else { return }
+        guard let person, let root = navigation.screens.first as? ConversationsScreen,
+              !(navigation.topScreen is NewConversationScreen) else { return }
         let new = NewConversationScreen(chat: chat, person: person)
         new.delegate = self
-        await navigation.setScreens([navigation.screens[0], new])
+        await navigation.setScreens([root, new])
     }
 
+    /// Shows who the device is signed in as now, whatever `person` the screen saw: several
+    /// screens and windows may say so at once, and the state is read afresh.
     public func chatScreen(_ screen: ScreenController, deviceSignedIn person: Person?) async {
-        guard person?.id != self.person?.id || navigation.screens.first is SignInScreen else { return }
-        self.person = person
         let state = await chat.controller.state
+        let current = state.person(on: device)
+        // `self.person` is whom the root shows, or is being set to show.
+        guard current?.id != self.person?.id else { return }
+        self.person = current
+        personChanges += 1
         await navigation.setScreens(screens(for: [], in: state))
     }
 
     // MARK: - NewConversationScreenDelegate
 
     public func newConversationScreen(_ screen: NewConversationScreen, didStart conversation: Conversation) async {
-        guard let person, navigation.topScreen === screen else { return }
-        await navigation.setScreens([navigation.screens[0], makeConversationScreen(conversation, person: person)])
+        guard let person, conversation.participants.contains(person.id), navigation.topScreen === screen,
+              let root = navigation.screens.first as? ConversationsScreen else { return }
+        await navigation.setScreens([root, makeConversationScreen(conversation, person: person)])
     }
 
     public func newConversationScreenDidCancel(_ screen: NewConversationScreen) {

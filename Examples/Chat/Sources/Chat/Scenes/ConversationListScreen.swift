@@ -89,6 +89,8 @@ public class ConversationListScreen: ScreenController {
 
     public override func load() async {
         let snapshot = await chat.snapshot()
+        // Signed out, or in as someone else, before this screen could follow the events saying so.
+        if snapshot.state.person(on: device)?.id != person.id { Task { [weak self] in await self?.deviceChanged() } }
         resetList(snapshot.state)
         await loadDetail(snapshot.state)
         follow(chat.controller, from: snapshot.sequence) { [weak self] envelope in
@@ -156,13 +158,15 @@ public class ConversationListScreen: ScreenController {
                 order.insert(conversation, at: 0)
                 patches.append(.move(id: NodeID.row(conversation), index: 0))
             }
-        case let .conversationRead(conversation, person, through) where person == self.person.id:
-            guard var entry = entries[conversation], entry.read != through else { break }
-            let shown = badge(conversation)
-            entry.read = through
-            entries[conversation] = entry
-            let badge = badge(conversation)
-            if badge != shown { patches.append(.set(NodeID.row(conversation), [.badge: badge.map(ViewValue.string) ?? .null])) }
+        case let .conversationsRead(marks):
+            for mark in marks where mark.person == person.id {
+                guard var entry = entries[mark.conversation], entry.read != mark.through else { continue }
+                let shown = badge(mark.conversation)
+                entry.read = mark.through
+                entries[mark.conversation] = entry
+                let badge = badge(mark.conversation)
+                if badge != shown { patches.append(.set(NodeID.row(mark.conversation), [.badge: badge.map(ViewValue.string) ?? .null])) }
+            }
         default:
             break
         }

@@ -40,6 +40,7 @@ public final class ConversationScreen: ConversationListScreen {
     private var typing: [UUID: Date] = [:]
     private var typingExpiry: Task<Void, Never>?
     private var lastTypingSent: Date?
+    private var isAnnouncedTyping = false
     private var isLoadingEarlier = false
     private var isFollowingTransients = false
 
@@ -90,7 +91,7 @@ public final class ConversationScreen: ConversationListScreen {
         var nodes = [ViewNode.messageList(id: DetailID.messages, label: "Messages", earlier: hasEarlier ? loadEarlierButton : nil,
                                           messages: shown.map { node(for: $0, fromHere: false) })]
         if let text = typingText { nodes.append(.text(id: DetailID.typing, text, style: .footnote)) }
-        nodes.append(composer(value: draft(for: DetailID.composer) ?? ""))
+        nodes.append(composer(value: draft(for: draftField) ?? ""))
         return nodes
     }
 
@@ -108,6 +109,10 @@ public final class ConversationScreen: ConversationListScreen {
         if message.sender != person.id { Task { [weak self] in await self?.markReadIfActive() } }
         return patches
     }
+
+    /// The composer's draft is the window's, and the person's: another person signed in on the
+    /// same browser does not find it.
+    private var draftField: String { "\(DetailID.composer)-\(person.id.uuidString)" }
 
     // MARK: - Nodes
 
@@ -141,20 +146,21 @@ public final class ConversationScreen: ConversationListScreen {
     private func send(_ text: String) async throws {
         try await chat.send(text, in: conversation, from: person.id, origin: origin)
         lastTypingSent = nil
-        try? await setDraft("", for: DetailID.composer)
+        isAnnouncedTyping = false
+        try? await setDraft("", for: draftField)
         update([.set(DetailID.composer, [.value: "", .error: .null])])
     }
 
     private func draftChanged(_ text: String) async throws {
-        try await setDraft(text, for: DetailID.composer)
+        try await setDraft(text, for: draftField)
+        // At most one announcement per interval, of typing or of stopping: a window that stops and
+        // starts again at once is not heard of again until the interval is over (the other
+        // windows' "is typing" lasts longer than the interval).
         let isTyping = !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
-        if isTyping {
-            if let last = lastTypingSent, Date().timeIntervalSince(last) < Self.typingInterval { return }
-            lastTypingSent = Date()
-        } else {
-            guard lastTypingSent != nil else { return }
-            lastTypingSent = nil
-        }
+        guard isTyping || isAnnouncedTyping else { return }
+        if let last = lastTypingSent, Date().timeIntervalSince(last) < Self.typingInterval { return }
+        lastTypingSent = Date()
+        isAnnouncedTyping = isTyping
         try await chat.setTyping(isTyping, in: conversation, by: person.id, origin: origin)
     }
 

@@ -25,6 +25,8 @@ public final class SignInScreen: ScreenController {
 
     public override func load() async {
         let snapshot = await chat.snapshot()
+        // Signed in before this screen could follow the event saying so.
+        if snapshot.state.person(on: device) != nil { Task { [weak self] in await self?.signedIn() } }
         follow(chat.controller, from: snapshot.sequence) { [weak self] envelope in
             guard let self, case let .signedIn(device, _) = envelope.event, device == self.device else { return }
             Task { await self.signedIn() }
