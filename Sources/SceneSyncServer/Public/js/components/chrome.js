@@ -22,10 +22,14 @@ export const navigationBar = {
     // A <header> outside any sectioning element is the banner landmark already; role="banner" on it
     // is redundant, and checkers flag it as a role the element does not allow.
     const el = h("header", { class: "ss-navbar" }, inner);
-    el._ss = { back, backText, title, items };
+    el._ss = { inner, back, backText, title, items };
+    // The window resized, or its buttons came, went or changed their labels: does the title still fit?
+    new ResizeObserver(() => fitTitle(el)).observe(inner);
+    new MutationObserver(() => fitTitle(el)).observe(items, { childList: true, subtree: true, characterData: true });
     return el;
   },
   slot: (el) => el._ss.items,
+  mounted: (el) => fitTitle(el),
   update(el, props, previous, context) {
     const { back, backText, title } = el._ss;
     const text = props[P.title] ?? "";
@@ -38,8 +42,26 @@ export const navigationBar = {
     setText(backText, backTitle ?? "");
     setAttr(back, "title", backTitle ? `${TEXT.back} to ${backTitle}` : null);
     context.view.setNavigationTitle(text);
+    fitTitle(el);
   },
 };
+
+/** A title that would run into a button (long labels, a narrow window) takes the room between them. */
+const CROWDED = "ss-crowded";
+
+/** Centers the title on the bar if it clears every button there, else lets it take the room between them. */
+function fitTitle(el) {
+  const { inner, back, title, items } = el._ss;
+  if (!inner.isConnected) return;
+  title.classList.remove(CROWDED);
+  const box = title.getBoundingClientRect();
+  if (box.width === 0) return;
+  const crowded = [back, ...items.children].some((item) => {
+    const other = item.getBoundingClientRect();
+    return other.width > 0 && other.left < box.right && other.right > box.left;
+  });
+  title.classList.toggle(CROWDED, crowded);
+}
 
 export const barButton = {
   create(node, context) {
