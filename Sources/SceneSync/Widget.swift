@@ -58,7 +58,9 @@ public struct WidgetFeed: Sendable {
         self.changes = changes
     }
 
-    /// A feed that summarizes a model controller's committed state, once after each commit.
+    /// A feed that summarizes a model controller's committed state, once after each commit. Each
+    /// summary is of the state as it is when the feed gets to it: when commits come faster than
+    /// it summarizes, the summaries in between are skipped, as a widget wants.
     ///
     /// - Parameter summarize: Builds the summary from the state; keep it cheap, it runs once per
     ///   commit.
