@@ -22,6 +22,7 @@ public final class ChatSceneDelegate: SceneDelegate {
     public let chat: ChatController
     /// The coordinator that owns this window's navigation.
     public private(set) var coordinator: ChatCoordinator?
+    private var activation: Task<Void, Never>?
 
     /// Creates the delegate.
     public init(chat: ChatController) {
@@ -52,7 +53,9 @@ public final class ChatSceneDelegate: SceneDelegate {
 
     public func sceneDidBecomeActive(_ scene: Scene) {
         guard let coordinator else { return }
-        scene.task { await coordinator.sceneDidBecomeActive() }
+        // One at a time: a window whose focus comes and goes does not pile up tasks.
+        activation?.cancel()
+        activation = Task { await coordinator.sceneDidBecomeActive() }
     }
 
     public func sceneWillResignActive(_ scene: Scene) {
@@ -60,6 +63,8 @@ public final class ChatSceneDelegate: SceneDelegate {
     }
 
     public func sceneDidDisconnect(_ scene: Scene) {
+        activation?.cancel()
+        activation = nil
         coordinator = nil
     }
 
