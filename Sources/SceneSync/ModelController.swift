@@ -59,7 +59,7 @@ public actor ModelController<State: ModelState> {
     private let storage: any SceneSyncStorage
     private let logger: Logger
     private let broadcaster: Broadcaster<State.Event>
-    private let transientBroadcaster = TransientBroadcaster<State.Transient>()
+    private let transientBroadcaster = LiveSubscribers<TransientEnvelope<State.Transient>, Void>(mark: ())
     /// Shared by every sender's task: `JSONEncoder` is thread-safe, and making one per intent costs
     /// allocations for nothing.
     private let encoder = JSONEncoder()
@@ -87,7 +87,7 @@ public actor ModelController<State: ModelState> {
         self.lastSequence = stored.lastSequence
         self.lastAssigned = stored.lastSequence
         self.firstRetained = stored.firstRetainedSequence
-        self.broadcaster = Broadcaster(lastPublished: stored.lastSequence)
+        self.broadcaster = Broadcaster(mark: stored.lastSequence)
     }
 
     /// The committed state and its sequence number, read at one instant.
@@ -114,7 +114,7 @@ public actor ModelController<State: ModelState> {
     /// Nothing announced before the call is delivered, nor replayed after a reconnection. The
     /// stream ends when the controller closes, or when its iterating task is cancelled.
     public nonisolated func transients() -> AsyncStream<TransientEnvelope<State.Transient>> {
-        transientBroadcaster.subscribe(bufferLimit: options.subscriberBufferLimit)
+        transientBroadcaster.subscribe(bufferLimit: options.subscriberBufferLimit).stream
     }
 
     /// How many live subscriptions to transient events are registered.

@@ -1,5 +1,4 @@
 public import Foundation
-import Synchronization
 
 /// One transient event as subscribers receive it: who caused it and when, with no sequence number.
 ///
@@ -23,55 +22,3 @@ public struct TransientEnvelope<Event: Sendable>: Sendable {
 }
 
 extension TransientEnvelope: Equatable where Event: Equatable {}
-
-/// Delivers transient envelopes to live subscribers; nothing is kept for later ones.
-final class TransientBroadcaster<Event: Sendable>: Sendable {
-    typealias Stream = AsyncStream<TransientEnvelope<Event>>
-
-    private struct State {
-        var subscribers: [UInt64: Stream.Continuation] = [:]
-        var nextID: UInt64 = 0
-        var isFinished = false
-    }
-
-    private let state = Mutex(State())
-
-    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
-
-    /// A live stream of what is announced from now on; when more than `bufferLimit` wait unread,
-    /// the oldest are dropped (a transient event that comes too late is of no use).
-    func subscribe(bufferLimit: Int) -> Stream {
-        let (stream, continuation) = Stream.makeStream(bufferingPolicy: .bufferingNewest(bufferLimit))
-        let (id, finished) = state.withLock { state in
-            let id = state.nextID
-            state.nextID += 1
-            if !state.isFinished { state.subscribers[id] = continuation }
-            return (id, state.isFinished)
-        }
-        if finished {
-            continuation.finish()
-        } else {
-            continuation.onTermination = { [weak self] _ in
-                _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
-            }
-        }
-        return stream
-    }
-
-    func publish(_ envelopes: [TransientEnvelope<Event>]) {
-        guard !envelopes.isEmpty else { return }
-        let subscribers = state.withLock { Array($0.subscribers.values) }
-        for subscriber in subscribers {
-            for envelope in envelopes { subscriber.yield(envelope) }
-        }
-    }
-
-    func finish() {
-        let subscribers = state.withLock { state in
-            state.isFinished = true
-            defer { state.subscribers = [:] }
-            return Array(state.subscribers.values)
-        }
-        for subscriber in subscribers { subscriber.finish() }
-    }
-}
