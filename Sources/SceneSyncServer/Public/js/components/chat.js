@@ -11,6 +11,7 @@
 import { ACTION, ATTR, CLS, FOCUS, KIND, P, TIMING, nodeId } from "../protocol.js";
 import { animate, focusQuietly, h, motionAllowed, setAttr, setText, show, uid } from "../dom.js";
 import { isMoment, showMoment } from "../times.js";
+import { showInlineError } from "./form.js";
 
 /** A window at least this wide shows a split's panes side by side (as in scenesync.css). */
 const WIDE = "(min-width: 720px)";
@@ -412,16 +413,8 @@ export const composer = {
   },
 
   showError(el, message) {
-    const s = el._ss;
-    s.sent = null; // refused: the text stays
-    s.clientError = message;
-    clearTimeout(s.errorTimer);
-    s.errorTimer = setTimeout(() => {
-      s.clientError = null;
-      refresh(el);
-    }, TIMING.inlineErrorLifetime);
-    refresh(el);
-    return true;
+    el._ss.sent = null; // refused: the text stays
+    return showInlineError(el, message, refresh);
   },
 };
 

@@ -126,18 +126,24 @@ export const textField = {
     clearTimeout(el._ss.errorTimer);
   },
 
-  showError(el, message) {
-    const s = el._ss;
-    s.clientError = message;
-    clearTimeout(s.errorTimer);
-    s.errorTimer = setTimeout(() => {
-      s.clientError = null;
-      refresh(el);
-    }, TIMING.inlineErrorLifetime);
-    refresh(el);
-    return true;
-  },
+  showError: (el, message) => showInlineError(el, message, refresh),
 };
+
+/**
+ * Shows `message` under a field (its `_ss.clientError`) for `TIMING.inlineErrorLifetime`, drawn by
+ * the field's own `refresh`; for the `showError` of components with a field.
+ */
+export function showInlineError(el, message, refresh) {
+  const s = el._ss;
+  s.clientError = message;
+  clearTimeout(s.errorTimer);
+  s.errorTimer = setTimeout(() => {
+    s.clientError = null;
+    refresh(el);
+  }, TIMING.inlineErrorLifetime);
+  refresh(el);
+  return true;
+}
 
 function refresh(el) {
   const s = el._ss;
