@@ -56,6 +56,11 @@ final class LiveSubscribers<Element: Sendable, Mark: Sendable>: Sendable {
         }
     }
 
+    /// Sets the mark without publishing: subscribers that register from now on start after it.
+    func setMark(_ mark: Mark) {
+        state.withLock { $0.mark = mark }
+    }
+
     /// Ends every subscription; later subscriptions end at once.
     func finish() {
         let subscribers = state.withLock { state in

@@ -40,19 +40,16 @@ public struct EventSubscription<Event: UpdateEvent>: AsyncSequence, Sendable {
         private var backlog: [Element] = []
         private var backlogIndex = 0
         private var held: Element?
-        private var failure: SubscriptionError?
+        private var isAheadOfLive: Bool
 
         init(live: AsyncStream<Element>.Iterator, liveStartsAfter: UInt64, last: UInt64, log: EventLogReader<Event>) {
             self.live = live
             self.liveStartsAfter = liveStartsAfter
             self.last = last
             self.log = log
-            if last > liveStartsAfter {
-                // Nothing with this number has happened here: the caller's number is from another
-                // database, or from before a reset.
-                failure = .notYetReached(requested: last, latest: liveStartsAfter)
-                self.last = liveStartsAfter
-            }
+            // A number past what this node has published may come from another node that has
+            // committed further than this one has yet heard: the log tells.
+            isAheadOfLive = last > liveStartsAfter
         }
 
         /// The next envelope, or `nil` when the subscription has ended.
@@ -62,6 +59,17 @@ public struct EventSubscription<Event: UpdateEvent>: AsyncSequence, Sendable {
 
         /// The next envelope, or `nil` when the subscription has ended.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(SubscriptionError) -> Element? {
+            if isAheadOfLive {
+                isAheadOfLive = false
+                if try await !log.contains(last) {
+                    // Nothing with this number has happened: the caller's number is from another
+                    // database, or from before a reset.
+                    let requested = last
+                    last = liveStartsAfter
+                    throw .notYetReached(requested: requested, latest: liveStartsAfter)
+                }
+                // Live envelopes up to `last` are skipped as they come.
+            }
             while true {
                 if Task.isCancelled { return nil }
                 if backlogIndex < backlog.count {
@@ -69,10 +77,6 @@ public struct EventSubscription<Event: UpdateEvent>: AsyncSequence, Sendable {
                     backlogIndex += 1
                     last = envelope.sequence
                     return envelope
-                }
-                if let failure {
-                    self.failure = nil
-                    throw failure
                 }
                 if last < liveStartsAfter {
                     backlog = try await log.read(after: last, through: liveStartsAfter)
@@ -107,6 +111,16 @@ struct EventLogReader<Event: UpdateEvent>: Sendable {
     let app: String
     let storage: any SceneSyncStorage
     static var pageSize: Int { 512 }
+
+    /// Whether the log holds the event numbered `sequence`.
+    func contains(_ sequence: UInt64) async throws(SubscriptionError) -> Bool {
+        guard sequence > 0 else { return true }
+        do {
+            return try await storage.events(app: app, after: sequence - 1, limit: 1).first?.sequence == sequence
+        } catch {
+            throw .logUnavailable(reason: "\(error)")
+        }
+    }
 
     /// Events `after + 1 ... through`, at most one page, starting exactly at `after + 1`.
     func read(after: UInt64, through end: UInt64) async throws(SubscriptionError) -> [EventEnvelope<Event>] {

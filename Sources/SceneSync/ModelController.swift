@@ -53,7 +53,8 @@ public actor ModelController<State: ModelState> {
 
     /// The committed state: what every subscriber has been, or is being, told.
     public private(set) var state: State
-    /// The last committed sequence number.
+    /// The last committed sequence number: of this controller's commits and of those it has
+    /// followed from other writers of the log.
     public private(set) var lastSequence: UInt64
 
     private let storage: any SceneSyncStorage
@@ -67,12 +68,20 @@ public actor ModelController<State: ModelState> {
     private var pending: State
     private var lastAssigned: UInt64
     private var firstRetained: UInt64
-    private var queue: [AcceptedIntent<State.Event>] = []
-    private var isCommitting = false
+    private var queue: [AcceptedIntent<State>] = []
+    /// Whether the task that commits queued intents and follows the log is running.
+    private var isWorking = false
     private var isClosed = false
-    private var commitWaiters: [(sequence: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+    /// The newest sequence number the log is known to have reached, from another writer's commit
+    /// heard through the storage or from a refused commit of ours.
+    private var knownHead: UInt64
+    private var followTask: Task<Void, Never>?
+    private var commitWaiters: [(sequence: UInt64, resume: @Sendable () -> Void)] = []
+    /// Waiting for the working task to finish, while closing.
+    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
 
-    /// Opens the app's model from storage.
+    /// Opens the app's model from storage, and follows the commits of other writers of its log
+    /// (other nodes on the same database) if the storage can hear them.
     ///
     /// - Throws: whatever the storage throws, or ``StorageError/corruptRecord(collection:key:reason:)``.
     public init(app: String, storage: any SceneSyncStorage, options: Options = .init(), logger: Logger) async throws {
@@ -86,8 +95,17 @@ public actor ModelController<State: ModelState> {
         self.pending = state
         self.lastSequence = stored.lastSequence
         self.lastAssigned = stored.lastSequence
+        self.knownHead = stored.lastSequence
         self.firstRetained = stored.firstRetainedSequence
         self.broadcaster = Broadcaster(mark: stored.lastSequence)
+        if let heads = storage.logHeads(app: app) {
+            followTask = Task { [weak self] in
+                for await head in heads {
+                    guard let self else { return }
+                    await self.heard(head: head)
+                }
+            }
+        }
     }
 
     /// The committed state and its sequence number, read at one instant.
@@ -142,6 +160,11 @@ public actor ModelController<State: ModelState> {
     /// nothing and its error is rethrown as is. An intent that causes no events returns as soon as
     /// everything it may have read is committed.
     ///
+    /// When another writer of the log (another node) committed first, the controller reads what it
+    /// committed, and checks the intent again against the state that includes it: `decide` may so
+    /// run more than once, and its last answer counts. Two nodes removing the same item give one
+    /// success and one refusal, with the error `decide` throws the second time.
+    ///
     /// - Throws: the error `decide` throws; ``ModelControllerError/commitFailed(reason:)`` if the
     ///   transaction failed, or ``ModelControllerError/unencodable(reason:)`` if an event or record
     ///   of its batch could not be encoded (either way nothing is kept of the intent, nor of any
@@ -149,62 +172,102 @@ public actor ModelController<State: ModelState> {
     @discardableResult @concurrent
     public nonisolated func perform(
         origin: SceneSession.ID?,
-        _ decide: @Sendable (State) throws -> [State.Event]
+        _ decide: @escaping @Sendable (State) throws -> [State.Event]
     ) async throws -> [EventEnvelope<State.Event>] {
         guard let intent = try await accept(origin: origin, decide) else { return [] }
         // Encoding is most of an intent's CPU time. Done here, on the sender's task, it runs on any
         // core while the actor goes on checking other intents, instead of queueing on the actor.
         intent.encodeUnlessClaimed(with: encoder)
-        if let error = await intent.outcome.value { throw error }
-        return intent.envelopes
+        return try await intent.sender.outcome.value.get()
     }
 
-    /// Stops taking intents, waits for those already accepted to commit, and ends every subscription.
+    /// Reads the log up to where it is now, applying and publishing what other writers committed:
+    /// what a controller does by itself when its storage tells it of their commits. Call it on a
+    /// storage that cannot hear other writers (``SceneSyncStorage/logHeads(app:)`` is `nil`) to
+    /// pick up their commits now rather than at the next refused commit.
+    ///
+    /// - Throws: ``ModelControllerError/commitFailed(reason:)`` if the log could not be read.
+    public func catchUp() async throws {
+        let head = try await storage.loadModel(app: app).lastSequence
+        heard(head: head)
+        await waitForCommit(of: head)
+        if lastSequence < head { throw ModelControllerError.commitFailed(reason: "the log could not be read to \(head)") }
+    }
+
+    /// Stops taking intents, waits for those already accepted to commit, stops following the log,
+    /// and ends every subscription.
     public func close() async {
         isClosed = true
-        await waitForCommit(of: lastAssigned)
+        followTask?.cancel()
+        followTask = nil
+        if isWorking { await withCheckedContinuation { idleWaiters.append($0) } }
         broadcaster.finish()
         transientBroadcaster.finish()
+    }
+
+    /// Another writer moved the log's head to `head`: read what this controller has not seen.
+    private func heard(head: UInt64) {
+        guard head > knownHead else { return }
+        knownHead = head
+        if head > lastSequence { startWorking() }
     }
 
     /// Checks an intent and queues it for the next commit; `nil` if it caused no events, once
     /// everything it may have read is committed.
     private func accept(
         origin: SceneSession.ID?,
-        _ decide: @Sendable (State) throws -> [State.Event]
-    ) async throws -> AcceptedIntent<State.Event>? {
+        _ decide: @escaping @Sendable (State) throws -> [State.Event]
+    ) async throws -> AcceptedIntent<State>? {
         guard !isClosed else { throw ModelControllerError.closed }
         let events = try decide(pending)
         guard !events.isEmpty else {
             await waitForCommit(of: lastAssigned)
             return nil
         }
+        let intent = number(AcceptedIntent.Sender(origin: origin, decide: decide), events: events)
+        queue.append(intent)
+        startWorking()
+        return intent
+    }
+
+    /// Gives `events` the next sequence numbers and applies them to the pending state.
+    private func number(_ sender: AcceptedIntent<State>.Sender, events: [State.Event]) -> AcceptedIntent<State> {
         let timestamp = Date()
         var envelopes: [EventEnvelope<State.Event>] = []
         var changes: [RecordChange] = []
+        envelopes.reserveCapacity(events.count)
         for event in events {
             lastAssigned += 1
-            envelopes.append(EventEnvelope(sequence: lastAssigned, origin: origin, timestamp: timestamp, event: event))
+            envelopes.append(EventEnvelope(sequence: lastAssigned, origin: sender.origin, timestamp: timestamp, event: event))
             changes += pending.apply(event)
         }
-        let intent = AcceptedIntent(envelopes: envelopes, changes: changes)
-        queue.append(intent)
-        if !isCommitting {
-            isCommitting = true
-            // Every sender waits on this loop, so it must not queue behind their jobs, on the
-            // actor or on the global executor.
-            Task(priority: .high) { await self.commitQueued() }
-        }
-        return intent
+        return AcceptedIntent(sender: sender, envelopes: envelopes, changes: changes)
+    }
+
+    private func startWorking() {
+        guard !isWorking else { return }
+        isWorking = true
+        // Every sender waits on this loop, so it must not queue behind their jobs, on the
+        // actor or on the global executor.
+        Task(priority: .high) { await self.work() }
     }
 
     private func waitForCommit(of sequence: UInt64) async {
         guard sequence > lastSequence else { return }
-        await withCheckedContinuation { commitWaiters.append((sequence, $0)) }
+        await withCheckedContinuation { continuation in
+            commitWaiters.append((sequence, { continuation.resume() }))
+        }
     }
 
-    private func commitQueued() async {
-        while !queue.isEmpty {
+    /// Follows the log while another writer is ahead, and commits queued intents in batches, one
+    /// transaction at a time.
+    private func work() async {
+        while true {
+            if knownHead > lastSequence {
+                await followLog()
+                continue
+            }
+            guard !queue.isEmpty else { break }
             let batch = Array(queue.prefix(options.maximumBatchSize))
             queue.removeFirst(batch.count)
             let batchLast = batch[batch.count - 1].lastSequence
@@ -213,7 +276,19 @@ public actor ModelController<State: ModelState> {
             do {
                 try await Self.commit(batch, app: app, trimThrough: trimThrough, storage: storage, encoder: encoder)
             } catch {
-                failQueued(batch, error: error)
+                switch error {
+                case let .conflict(head) where head > lastSequence:
+                    // Another writer committed first: read what it did, then check the batch again.
+                    logger.debug("Another writer committed first; following the log", metadata: [
+                        "app": "\(app)", "head": "\(head)", "intents": "\(batch.count)"])
+                    queue.insert(contentsOf: batch, at: 0)
+                    knownHead = max(knownHead, head)
+                case let .conflict(head):
+                    failQueued(batch, error: .commitFailed(
+                        reason: "the log's head, \(head), is not past this controller's, \(lastSequence)"))
+                case let .failed(error):
+                    failQueued(batch, error: error)
+                }
                 continue
             }
             var envelopes: [EventEnvelope<State.Event>] = []
@@ -222,12 +297,111 @@ public actor ModelController<State: ModelState> {
                 envelopes += intent.envelopes
             }
             lastSequence = batchLast
-            if let trimThrough { firstRetained = trimThrough + 1 }
+            knownHead = max(knownHead, batchLast)
+            if let trimThrough { firstRetained = max(firstRetained, trimThrough + 1) }
             broadcaster.publish(envelopes)
-            for intent in batch { intent.outcome.give(nil) }
+            for intent in batch { intent.sender.outcome.give(.success(intent.envelopes)) }
             resumeCommitWaiters()
         }
-        isCommitting = false
+        isWorking = false
+        resumeCommitWaiters()
+        for waiter in idleWaiters { waiter.resume() }
+        idleWaiters = []
+    }
+
+    /// Reads what other writers committed after ``lastSequence``, applies it to the state and
+    /// publishes it with its origin, then checks every queued intent again against the new state.
+    private func followLog() async {
+        do {
+            var reachedEnd = false
+            while !reachedEnd {
+                let page = try await Self.readLog(app: app, after: lastSequence, storage: storage)
+                reachedEnd = page.reachedEnd
+                guard let first = page.envelopes.first else { break }
+                if first.sequence != lastSequence + 1 {
+                    // The log no longer holds what this controller missed: start again from the records.
+                    try await reload()
+                    break
+                }
+                for envelope in page.envelopes { _ = state.apply(envelope.event) }
+                lastSequence = page.envelopes[page.envelopes.count - 1].sequence
+                broadcaster.publish(page.envelopes)
+            }
+        } catch {
+            logger.error("Could not follow the log; intents queued meanwhile are refused", metadata: [
+                "app": "\(app)", "error": "\(error)"])
+            knownHead = lastSequence
+            failQueued([], error: .commitFailed(reason: "the log could not be read: \(error)"))
+            return
+        }
+        knownHead = max(knownHead, lastSequence)
+        if knownHead > lastSequence {
+            // A hint ahead of the log itself (the log was read before that commit showed): wait
+            // for the next hint rather than spin.
+            knownHead = lastSequence
+        }
+        recheckQueued()
+        resumeCommitWaiters()
+    }
+
+    /// Loads the state from the records again, when the log no longer holds what this controller
+    /// missed. Subscribers that were behind find a gap and are told their subscription is too old.
+    private func reload() async throws {
+        let stored = try await storage.loadModel(app: app)
+        state = try State(records: stored.records)
+        lastSequence = stored.lastSequence
+        firstRetained = stored.firstRetainedSequence
+        broadcaster.setMark(stored.lastSequence)
+        logger.warning("Reloaded the model: the log no longer held the events this node missed", metadata: [
+            "app": "\(app)", "sequence": "\(stored.lastSequence)"])
+    }
+
+    /// Checks every queued intent again, in order, against the committed state: after another
+    /// writer's commits, their checks may now refuse them, and their numbers must follow the log.
+    private func recheckQueued() {
+        let waiting = queue
+        queue = []
+        pending = state
+        lastAssigned = lastSequence
+        for intent in waiting {
+            let sender = intent.sender
+            let events: [State.Event]
+            do {
+                events = try sender.decide(pending)
+            } catch {
+                sender.outcome.give(.failure(error))
+                continue
+            }
+            if events.isEmpty {
+                // It now changes nothing: answered once what it read is committed.
+                if lastAssigned <= lastSequence {
+                    sender.outcome.give(.success([]))
+                } else {
+                    commitWaiters.append((lastAssigned, { sender.outcome.give(.success([])) }))
+                }
+                continue
+            }
+            queue.append(number(sender, events: events))
+        }
+    }
+
+    /// A page of the log, decoded, off the actor.
+    @concurrent
+    private nonisolated static func readLog(
+        app: String, after sequence: UInt64, storage: any SceneSyncStorage
+    ) async throws -> (envelopes: [EventEnvelope<State.Event>], reachedEnd: Bool) {
+        let limit = EventLogReader<State.Event>.pageSize
+        let stored = try await storage.events(app: app, after: sequence, limit: limit)
+        let decoder = JSONDecoder()
+        let envelopes = try stored.map { event in
+            do {
+                return EventEnvelope(sequence: event.sequence, origin: event.origin, timestamp: event.timestamp,
+                                     event: try decoder.decode(State.Event.self, from: event.payload))
+            } catch {
+                throw SubscriptionError.undecodableEvent(sequence: event.sequence, reason: "\(error)")
+            }
+        }
+        return (envelopes, stored.count < limit)
     }
 
     /// Commits the batch in one transaction, off the actor, which meanwhile goes on checking the
@@ -235,44 +409,60 @@ public actor ModelController<State: ModelState> {
     /// rather than waited for, so a sender that is slow to be scheduled holds up no one else.
     @concurrent
     private nonisolated static func commit(
-        _ batch: [AcceptedIntent<State.Event>], app: String, trimThrough: UInt64?,
+        _ batch: [AcceptedIntent<State>], app: String, trimThrough: UInt64?,
         storage: any SceneSyncStorage, encoder: JSONEncoder
-    ) async throws(ModelControllerError) {
+    ) async throws(CommitFailure) {
         var events: [StoredEvent] = []
         var changes: [EncodedRecordChange] = []
         for intent in batch {
             intent.encodeUnlessClaimed(with: encoder)
-            let encoded = try await intent.encoded.value.get()
-            events += encoded.events
-            changes += encoded.changes
+            switch await intent.encoded.value {
+            case let .success(encoded):
+                events += encoded.events
+                changes += encoded.changes
+            case let .failure(error):
+                throw .failed(error)
+            }
         }
         do {
             try await storage.commit(CommitBatch(app: app, events: events, changes: changes, trimThrough: trimThrough))
+        } catch let StorageError.sequenceConflict(_, expected, _) {
+            throw .conflict(head: expected - 1)
         } catch {
-            throw .commitFailed(reason: "\(error)")
+            throw .failed(.commitFailed(reason: "\(error)"))
         }
     }
 
     /// A failed batch fails every intent queued after it too, which were checked against a state
     /// that now never existed.
-    private func failQueued(_ batch: [AcceptedIntent<State.Event>], error: ModelControllerError) {
+    private func failQueued(_ batch: [AcceptedIntent<State>], error: ModelControllerError) {
         let failed = batch + queue
         queue = []
         pending = state
         lastAssigned = lastSequence
-        logger.error("Commit failed; \(failed.count) intents refused", metadata: ["app": "\(app)", "error": "\(error)"])
-        for intent in failed { intent.outcome.give(error) }
+        if !failed.isEmpty {
+            logger.error("Commit failed; \(failed.count) intents refused", metadata: ["app": "\(app)", "error": "\(error)"])
+        }
+        for intent in failed { intent.sender.outcome.give(.failure(error)) }
         resumeCommitWaiters(all: true)
     }
 
     private func resumeCommitWaiters(all: Bool = false) {
         guard !commitWaiters.isEmpty else { return }
-        var waiting: [(sequence: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+        var waiting: [(sequence: UInt64, resume: @Sendable () -> Void)] = []
         for waiter in commitWaiters {
-            if all || waiter.sequence <= lastSequence { waiter.continuation.resume() } else { waiting.append(waiter) }
+            if all || waiter.sequence <= lastSequence || !isWorking && queue.isEmpty { waiter.resume() } else { waiting.append(waiter) }
         }
         commitWaiters = waiting
     }
+}
+
+/// Why a batch did not commit.
+private enum CommitFailure: Error {
+    /// Another writer committed first; the log's head is `head`.
+    case conflict(head: UInt64)
+    /// Anything else: nothing of the batch was kept.
+    case failed(ModelControllerError)
 }
 
 /// Why a model controller did not carry out an intent that its app accepted.
@@ -293,18 +483,31 @@ public enum ModelControllerError: Error, Equatable, Sendable, CustomStringConver
     }
 }
 
-/// An intent that a model controller accepted, from its acceptance to its acknowledgement: its
-/// sender or the commit encodes it, whichever comes first, and the commit gives the outcome, which
-/// wakes the sender.
-private final class AcceptedIntent<Event: UpdateEvent>: Sendable {
-    let envelopes: [EventEnvelope<Event>]
+/// An intent that a model controller accepted, from its acceptance to its commit: its sender or
+/// the commit encodes it, whichever comes first. Checked again after another writer's commit, an
+/// intent becomes a new one with the same ``Sender``, whose outcome wakes the sender.
+private final class AcceptedIntent<State: ModelState>: Sendable {
+    /// What stays the same however often the intent is checked: who sent it, its check, and its outcome.
+    final class Sender: Sendable {
+        let origin: SceneSession.ID?
+        let decide: @Sendable (State) throws -> [State.Event]
+        /// The committed envelopes, or why the intent was refused.
+        let outcome = Handoff<Result<[EventEnvelope<State.Event>], any Error>>()
+
+        init(origin: SceneSession.ID?, decide: @escaping @Sendable (State) throws -> [State.Event]) {
+            self.origin = origin
+            self.decide = decide
+        }
+    }
+
+    let sender: Sender
+    let envelopes: [EventEnvelope<State.Event>]
     let changes: [RecordChange]
     let encoded = Handoff<Result<(events: [StoredEvent], changes: [EncodedRecordChange]), ModelControllerError>>()
-    /// `nil` once the intent is committed, or why it was refused.
-    let outcome = Handoff<ModelControllerError?>()
     private let claimed = Atomic(false)
 
-    init(envelopes: [EventEnvelope<Event>], changes: [RecordChange]) {
+    init(sender: Sender, envelopes: [EventEnvelope<State.Event>], changes: [RecordChange]) {
+        self.sender = sender
         self.envelopes = envelopes
         self.changes = changes
     }

@@ -18,6 +18,17 @@ public protocol SceneSyncStorage: Sendable {
     /// Events trimmed by retention are missing: the caller compares the first sequence number.
     func events(app: String, after sequence: UInt64, limit: Int) async throws -> [StoredEvent]
 
+    /// Where the app's log has got to, each time another writer (another node on the same
+    /// database) may have committed to it: a hint to read the log after the last sequence number
+    /// the caller knows. Values may come late, repeat, or skip numbers; the log itself is the
+    /// truth. The stream ends when the storage closes or when its iterating task is cancelled.
+    ///
+    /// `nil` if this storage cannot hear other writers: then its model controllers assume that
+    /// they are the log's only writer, and learn of another one only when a commit of theirs is
+    /// refused with ``StorageError/sequenceConflict(app:expected:got:)``. SQLite says `nil`: its
+    /// file belongs to one `scenesync` process.
+    func logHeads(app: String) -> AsyncStream<UInt64>?
+
     /// Inserts or replaces a scene session.
     func saveSession(_ session: SceneSession) async throws
 

@@ -28,6 +28,8 @@ final class CountingStorage: SceneSyncStorage {
         try await base.events(app: app, after: sequence, limit: limit)
     }
 
+    func logHeads(app: String) -> AsyncStream<UInt64>? { base.logHeads(app: app) }
+
     func saveSession(_ session: SceneSession) async throws {
         try await base.saveSession(session)
     }

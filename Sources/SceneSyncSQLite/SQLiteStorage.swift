@@ -153,6 +153,12 @@ public final class SQLiteStorage: SceneSyncStorage {
         }
     }
 
+    /// `nil`: a SQLite file belongs to one `scenesync` process, so SQLite does not listen for
+    /// commits of other writers. Two processes that share a file anyway keep one order (a commit
+    /// that does not follow the log is refused), but each learns of the other's commits only when
+    /// its own is refused.
+    public func logHeads(app: String) -> AsyncStream<UInt64>? { nil }
+
     // MARK: - Sessions and drafts
 
     public func saveSession(_ session: SceneSession) async throws {

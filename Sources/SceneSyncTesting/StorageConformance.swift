@@ -9,13 +9,29 @@ public import Testing
 /// ```swift
 /// @Test(arguments: StorageConformance.Check.allCases)
 /// func myStorageConforms(_ check: StorageConformance.Check) async throws {
-///     try await StorageConformance.run(check) { try await MyStorage.fresh() }
+///     try await StorageConformance.run(check) {
+///         let database = try await MyDatabase.fresh()
+///         return StorageConformance.Database { app, node in database.storage(app: app, node: node) }
+///     }
 /// }
 /// ```
 ///
-/// Each check is given a factory that makes a fresh, empty storage, and records failures through
-/// Swift Testing's `#expect`.
+/// Each check is given a fresh, empty database, on which it opens storages, and records failures
+/// through Swift Testing's `#expect`.
 public enum StorageConformance {
+    /// A fresh database that checks open storages on: as the app whose sessions and drafts they
+    /// keep, and as the node (the server process) that opens them.
+    public struct Database: Sendable {
+        /// Opens a storage on this database for `app`, as node `node`. Storages opened for the same
+        /// app share its log; a storage shared by nodes keeps a run mark per node.
+        public let open: @Sendable (_ app: String, _ node: String) async throws -> any SceneSyncStorage
+
+        /// Creates a database from the way it opens storages.
+        public init(open: @escaping @Sendable (_ app: String, _ node: String) async throws -> any SceneSyncStorage) {
+            self.open = open
+        }
+    }
+
     /// What a storage must do.
     public enum Check: String, CaseIterable, Sendable, CustomTestStringConvertible {
         /// A new storage holds nothing.
@@ -26,14 +42,26 @@ public enum StorageConformance {
         case replaysTheLogInOrder
         /// A batch that does not follow the log without a gap is refused whole.
         case refusesABatchWithAGap
-        /// Of two batches racing for the same sequence numbers, one commits and the other is refused.
+        /// Of two batches racing for the same sequence numbers, one commits and the other is
+        /// refused with ``SceneSync/StorageError/sequenceConflict(app:expected:got:)``.
         case oneOfTwoRacingBatchesCommits
+        /// Two storages on one database (two nodes) racing for the same sequence numbers: one
+        /// commits, the other is refused with a typed conflict that names the log's real next number.
+        case twoStoragesRacingOnOneDatabaseKeepOneOrder
+        /// A storage that hears other writers tells of another storage's commit on its
+        /// ``SceneSync/SceneSyncStorage/logHeads(app:)``; one that cannot says so with `nil`.
+        case hearsOtherWritersOrSaysItCannot
+        /// A model controller on one storage follows commits made through another on the same
+        /// database: by itself if the storage hears other writers, when asked to catch up if not.
+        case aModelControllerFollowsAnotherWriter
         /// Trimming drops the oldest events and keeps the sequence going.
         case trimsTheLogAndKeepsTheSequence
         /// A subscriber that fell behind a trimmed log is told it is too old.
         case aSubscriberBehindATrimmedLogIsTooOld
         /// Apps' logs and records are apart.
         case keepsAppsApart
+        /// Apps sharing a database keep their sessions and drafts apart.
+        case keepsAppsSessionsAndDraftsApart
         /// Sessions are saved, replaced, listed, marked closed and deleted.
         case keepsSessions
         /// Per-scene storage (drafts) is kept per session and deleted with it.
@@ -42,25 +70,41 @@ public enum StorageConformance {
         case discardsSessionsAndTheirDrafts
         /// The run mark is durable and tells a start after a clean stop from one after a crash.
         case remembersWhetherItWasRunning
+        /// On a storage shared by nodes, a node's run mark is its own: a second node starting is
+        /// not told that the first one crashed.
+        case keepsARunMarkPerNode
 
         public var testDescription: String { rawValue }
     }
 
-    /// Runs `check` against storages made by `make`.
-    public static func run(_ check: Check, make: @Sendable () async throws -> any SceneSyncStorage) async throws {
+    /// Runs `check` against storages on a fresh database made by `fresh`.
+    public static func run(_ check: Check, on fresh: @Sendable () async throws -> Database) async throws {
+        let database = try await fresh()
+        let make = { try await database.open(app, "node-a") }
         switch check {
         case .startsEmpty: try await startsEmpty(try await make())
         case .commitsEventsAndRecords: try await commitsEventsAndRecords(try await make())
         case .replaysTheLogInOrder: try await replaysTheLogInOrder(try await make())
         case .refusesABatchWithAGap: try await refusesABatchWithAGap(try await make())
-        case .oneOfTwoRacingBatchesCommits: try await oneOfTwoRacingBatchesCommits(try await make())
+        case .oneOfTwoRacingBatchesCommits:
+            let storage = try await make()
+            try await racingBatches(storage, storage)
+        case .twoStoragesRacingOnOneDatabaseKeepOneOrder:
+            try await racingBatches(try await make(), try await database.open(app, "node-b"))
+        case .hearsOtherWritersOrSaysItCannot:
+            try await hearsOtherWritersOrSaysItCannot(try await make(), try await database.open(app, "node-b"))
+        case .aModelControllerFollowsAnotherWriter:
+            try await aModelControllerFollowsAnotherWriter(try await make(), try await database.open(app, "node-b"))
         case .trimsTheLogAndKeepsTheSequence: try await trimsTheLogAndKeepsTheSequence(try await make())
         case .aSubscriberBehindATrimmedLogIsTooOld: try await aSubscriberBehindATrimmedLogIsTooOld(try await make())
         case .keepsAppsApart: try await keepsAppsApart(try await make())
+        case .keepsAppsSessionsAndDraftsApart:
+            try await keepsAppsSessionsAndDraftsApart(try await database.open("one", "node-a"), try await database.open("two", "node-a"))
         case .keepsSessions: try await keepsSessions(try await make())
         case .keepsPerSceneStorage: try await keepsPerSceneStorage(try await make())
         case .discardsSessionsAndTheirDrafts: try await discardsSessionsAndTheirDrafts(try await make())
         case .remembersWhetherItWasRunning: try await remembersWhetherItWasRunning(try await make())
+        case .keepsARunMarkPerNode: try await keepsARunMarkPerNode(try await make(), try await database.open(app, "node-b"))
         }
     }
 
@@ -131,18 +175,86 @@ public enum StorageConformance {
         #expect(try await storage.events(app: app, after: 0, limit: 10).map(\.sequence) == [1, 2, 3])
     }
 
-    static func oneOfTwoRacingBatchesCommits(_ storage: any SceneSyncStorage) async throws {
-        try await storage.commit(batch(1...2))
+    /// Twenty rounds of two batches for the same numbers, through `left` and `right`.
+    static func racingBatches(_ left: any SceneSyncStorage, _ right: any SceneSyncStorage) async throws {
+        try await left.commit(batch(1...2))
+        var winners: Set<String> = ["a"]
         for round in 0..<20 {
             let next = UInt64(3 + round * 2)
-            async let left: Bool = (try? await storage.commit(batch(next...(next + 1), record: "left"))) != nil
-            async let right: Bool = (try? await storage.commit(batch(next...(next + 1), record: "right"))) != nil
-            let outcomes = await [left, right]
-            #expect(outcomes.filter { $0 }.count == 1, "round \(round): \(outcomes)")
-            #expect(try await storage.loadModel(app: app).lastSequence == next + 1)
+            async let leftOutcome = outcome { try await left.commit(batch(next...(next + 1), record: "left")) }
+            async let rightOutcome = outcome { try await right.commit(batch(next...(next + 1), record: "right")) }
+            let outcomes = await [leftOutcome, rightOutcome]
+            #expect(outcomes.filter { $0 == nil }.count == 1, "round \(round): \(outcomes)")
+            let conflict = StorageError.sequenceConflict(app: app, expected: next + 2, got: next)
+            #expect(outcomes.filter { $0 == conflict }.count == 1, "round \(round): the loser is told why: \(outcomes)")
+            if outcomes[0] == nil { winners.insert("left") }
+            if outcomes[1] == nil { winners.insert("right") }
+            #expect(try await left.loadModel(app: app).lastSequence == next + 1)
+            #expect(try await right.loadModel(app: app).lastSequence == next + 1)
         }
-        let events = try await storage.events(app: app, after: 0, limit: 100)
+        let events = try await right.events(app: app, after: 0, limit: 100)
         #expect(events.map(\.sequence) == Array(1...42))
+        let records = try await left.loadModel(app: app).records.collections["c"] ?? [:]
+        #expect(Set(records.keys) == winners, "nothing of a refused batch is kept")
+    }
+
+    /// `nil` if `body` succeeded, or the storage error it threw.
+    private static func outcome(_ body: () async throws -> Void) async -> StorageError? {
+        do {
+            try await body()
+            return nil
+        } catch let error as StorageError {
+            return error
+        } catch {
+            return .corruptRecord(collection: "", key: "", reason: "not a StorageError: \(error)")
+        }
+    }
+
+    static func hearsOtherWritersOrSaysItCannot(_ listening: any SceneSyncStorage, _ writing: any SceneSyncStorage) async throws {
+        guard let heads = listening.logHeads(app: app) else {
+            // It says it cannot: nothing more to hold it to.
+            return
+        }
+        try await writing.commit(batch(1...3))
+        let heard = await first(of: heads, timeout: .seconds(10)) { $0 >= 3 }
+        #expect(heard == 3, "the other storage's commit was heard")
+    }
+
+    /// The first element of `stream` that satisfies `condition`, or `nil` after `timeout`.
+    private static func first(
+        of stream: AsyncStream<UInt64>, timeout: Duration, where condition: @escaping @Sendable (UInt64) -> Bool
+    ) async -> UInt64? {
+        await withTaskGroup(of: UInt64?.self) { group in
+            group.addTask {
+                for await value in stream where condition(value) { return value }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let result = await group.next() ?? nil
+            group.cancelAll()
+            return result
+        }
+    }
+
+    static func aModelControllerFollowsAnotherWriter(_ first: any SceneSyncStorage, _ second: any SceneSyncStorage) async throws {
+        let logger = Logger(label: "conformance")
+        let one = try await ModelController<Counter>(app: app, storage: first, logger: logger)
+        let two = try await ModelController<Counter>(app: app, storage: second, logger: logger)
+        let recorder = EventRecorder(two.events(after: 0))
+        let origin = SceneSession.ID()
+        try await one.perform(origin: origin) { _ in [.added, .added] }
+        if first.logHeads(app: app) == nil { try await two.catchUp() }
+        let received = try await recorder.waitForEvents(count: 2, timeout: .seconds(10))
+        #expect(received.map(\.sequence) == [1, 2])
+        #expect(received.allSatisfy { $0.origin == origin }, "the other writer's events keep their origin")
+        #expect(await two.state.count == 2)
+        // The follower's own intent now takes the next number.
+        #expect(try await two.perform(origin: nil) { _ in [.added] }.map(\.sequence) == [3])
+        await one.close()
+        await two.close()
     }
 
     static func trimsTheLogAndKeepsTheSequence(_ storage: any SceneSyncStorage) async throws {
@@ -175,6 +287,33 @@ public enum StorageConformance {
     }
 
     // MARK: - Sessions and per-scene storage
+
+    static func keepsAppsSessionsAndDraftsApart(_ one: any SceneSyncStorage, _ two: any SceneSyncStorage) async throws {
+        let first = session()
+        let second = session()
+        try await one.saveSession(first)
+        try await two.saveSession(second)
+        try await one.setDraft(Data("1".utf8), key: "draft", session: first.id)
+        try await two.setDraft(Data("2".utf8), key: "draft", session: second.id)
+        #expect(try await one.allSessions().map(\.id) == [first.id])
+        #expect(try await two.allSessions().map(\.id) == [second.id])
+        #expect(try await two.session(id: first.id) == nil)
+        #expect(try await two.drafts(session: first.id).isEmpty)
+        try await two.deleteSessions([first.id])
+        #expect(try await one.session(id: first.id) != nil, "another app cannot discard this app's session")
+        #expect(try await one.drafts(session: first.id) == ["draft": Data("1".utf8)])
+    }
+
+    static func keepsARunMarkPerNode(_ nodeA: any SceneSyncStorage, _ nodeB: any SceneSyncStorage) async throws {
+        guard nodeA.logHeads(app: app) != nil else {
+            // A storage that cannot hear other writers belongs to one process: one mark.
+            return
+        }
+        #expect(try await nodeA.setRunning(true) == false)
+        #expect(try await nodeB.setRunning(true) == false, "a second node starting is not told the first crashed")
+        #expect(try await nodeB.setRunning(false) == true)
+        #expect(try await nodeA.setRunning(true) == true, "node A restarting without a clean stop finds its own mark")
+    }
 
     static func remembersWhetherItWasRunning(_ storage: any SceneSyncStorage) async throws {
         #expect(try await storage.setRunning(true) == false, "a new storage was not running")

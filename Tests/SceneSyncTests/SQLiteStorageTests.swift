@@ -4,6 +4,7 @@ import SceneSync
 import SceneSyncSQLite
 import SceneSyncTestSupport
 import SceneSyncTesting
+import Synchronization
 import Testing
 
 /// What is particular to SQLite; what every storage must do is in `StorageConformanceTests`.
@@ -44,6 +45,29 @@ struct SQLiteStorageTests {
 struct StorageConformanceTests {
     @Test(arguments: StorageKind.allCases, StorageConformance.Check.allCases)
     func sqliteConforms(kind: StorageKind, check: StorageConformance.Check) async throws {
-        try await StorageConformance.run(check) { try kind.make() }
+        try await StorageConformance.run(check) { kind.conformanceDatabase() }
+    }
+}
+
+extension StorageKind {
+    /// A fresh database as `scenesync` lays SQLite out: a file per app (in memory: a database per
+    /// app), which every storage opened for that app shares.
+    func conformanceDatabase() -> StorageConformance.Database {
+        let folder = TemporaryDirectory()
+        let memory = Mutex<[String: DatabaseQueue]>([:])
+        return StorageConformance.Database { [self] app, _ in
+            switch self {
+            case .inMemory:
+                let queue = try memory.withLock { queues in
+                    if let queue = queues[app] { return queue }
+                    let queue = try DatabaseQueue()
+                    queues[app] = queue
+                    return queue
+                }
+                return try SQLiteStorage(writer: queue, durability: .full)
+            case .onDisk:
+                return try SQLiteStorage(path: folder.path("\(app).sqlite"))
+            }
+        }
     }
 }

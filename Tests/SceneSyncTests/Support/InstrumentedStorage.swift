@@ -53,6 +53,8 @@ final class InstrumentedStorage: SceneSyncStorage {
     func events(app: String, after sequence: UInt64, limit: Int) async throws -> [StoredEvent] {
         try await base.events(app: app, after: sequence, limit: limit)
     }
+    func logHeads(app: String) -> AsyncStream<UInt64>? { base.logHeads(app: app) }
+
     func saveSession(_ session: SceneSession) async throws { try await base.saveSession(session) }
     func session(id: SceneSession.ID) async throws -> SceneSession? { try await base.session(id: id) }
     func allSessions() async throws -> [SceneSession] { try await base.allSessions() }
