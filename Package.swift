@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "SceneSync", targets: ["SceneSync"]),
         .library(name: "SceneSyncUI", targets: ["SceneSyncUI"]),
         .library(name: "SceneSyncSQLite", targets: ["SceneSyncSQLite"]),
+        .library(name: "SceneSyncPostgres", targets: ["SceneSyncPostgres"]),
         .library(name: "SceneSyncTesting", targets: ["SceneSyncTesting"]),
         .library(name: "SceneSyncServer", targets: ["SceneSyncServer"]),
         .library(name: "SceneSyncServerTesting", targets: ["SceneSyncServerTesting"]),
@@ -43,6 +44,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // The core: model controllers, update events, scene lifecycle, restoration.
@@ -73,6 +75,17 @@ let package = Package(
                 "SceneSync",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Persistence on PostgreSQL through postgres-nio: several nodes sharing one log per app.
+        .target(
+            name: "SceneSyncPostgres",
+            dependencies: [
+                "SceneSync",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -127,6 +140,7 @@ let package = Package(
             dependencies: [
                 "SceneSyncServer",
                 "SceneSyncSQLite",
+                "SceneSyncPostgres",
                 "LootLogger",
                 "Restaurant",
                 "RestaurantServer",
@@ -226,6 +240,15 @@ let package = Package(
                 "SceneSync", "SceneSyncUI", "SceneSyncSQLite", "SceneSyncTesting", "SceneSyncTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SceneSyncPostgresTests",
+            dependencies: [
+                "SceneSyncPostgres", "SceneSync", "SceneSyncTesting", "SceneSyncTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,0 +1,117 @@
+import Logging
+import PostgresNIO
+
+extension PostgresDatabase {
+    /// One released change to the schema.
+    struct Migration: Sendable {
+        /// Its number in `scenesync_migration`; migrations run in this order.
+        let version: Int32
+        /// Its statements, one each (the extended query protocol runs one statement at a time).
+        let statements: [String]
+    }
+
+    /// The schema, one migration per released change. Never edit a released migration: add one.
+    static let migrations: [Migration] = [
+        Migration(version: 1, statements: [
+            // Each app's head: the last sequence number it used, and the oldest one still logged.
+            // A commit takes the next numbers under this row's lock.
+            """
+            CREATE TABLE scenesync_model (
+                app text PRIMARY KEY,
+                last_sequence bigint NOT NULL,
+                first_retained bigint NOT NULL
+            )
+            """,
+            // Timestamps are seconds since 2001-01-01 (Foundation's reference date), as SQLite
+            // stores them, so that a `Date` comes back exactly.
+            """
+            CREATE TABLE scenesync_event (
+                app text NOT NULL,
+                sequence bigint NOT NULL,
+                origin text,
+                timestamp double precision NOT NULL,
+                payload bytea NOT NULL,
+                PRIMARY KEY (app, sequence)
+            )
+            """,
+            """
+            CREATE TABLE scenesync_record (
+                app text NOT NULL,
+                collection text NOT NULL,
+                key text NOT NULL,
+                value bytea NOT NULL,
+                PRIMARY KEY (app, collection, key)
+            )
+            """,
+            // Scene sessions, drafts and run marks belong to a scope: the hosting app's name.
+            """
+            CREATE TABLE scenesync_session (
+                scope text NOT NULL,
+                id text NOT NULL,
+                last_seen_at double precision NOT NULL,
+                closed_at double precision,
+                data bytea NOT NULL,
+                PRIMARY KEY (scope, id)
+            )
+            """,
+            """
+            CREATE TABLE scenesync_draft (
+                scope text NOT NULL,
+                session_id text NOT NULL,
+                key text NOT NULL,
+                value bytea NOT NULL,
+                PRIMARY KEY (scope, session_id, key),
+                FOREIGN KEY (scope, session_id) REFERENCES scenesync_session (scope, id) ON DELETE CASCADE
+            )
+            """,
+            """
+            CREATE TABLE scenesync_run (
+                scope text NOT NULL,
+                node text NOT NULL,
+                running boolean NOT NULL,
+                PRIMARY KEY (scope, node)
+            )
+            """,
+        ]),
+    ]
+
+    /// The key of the transaction-level advisory lock migrations run under: "SceneSyn" in ASCII.
+    static let migrationLock: Int64 = 0x5363_656E_6553_796E
+
+    /// Applies the migrations this database lacks, in one transaction, under an advisory lock, so
+    /// that of several nodes starting at once one migrates and the others find it done.
+    func migrate() async throws {
+        let applied: [Int32] = try await client.withTransaction(logger: logger) { connection in
+            var lock = PostgresBindings()
+            lock.append(Self.migrationLock)
+            try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock($1)", binds: lock), logger: logger)
+            try await connection.query("""
+                CREATE TABLE IF NOT EXISTS scenesync_migration (
+                    version int PRIMARY KEY,
+                    applied_at timestamptz NOT NULL
+                )
+                """, logger: logger)
+            var done: Set<Int32> = []
+            for try await version in try await connection.query("SELECT version FROM scenesync_migration", logger: logger)
+                .decode(Int32.self) {
+                done.insert(version)
+            }
+            var applied: [Int32] = []
+            for migration in Self.migrations where !done.contains(migration.version) {
+                for statement in migration.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                var binds = PostgresBindings()
+                binds.append(migration.version)
+                try await connection.query(
+                    PostgresQuery(unsafeSQL: "INSERT INTO scenesync_migration (version, applied_at) VALUES ($1, now())", binds: binds),
+                    logger: logger)
+                applied.append(migration.version)
+            }
+            return applied
+        }
+        if let last = applied.last {
+            logger.info("Migrated the PostgreSQL schema", metadata: ["versions": "\(applied.map(String.init).joined(separator: ","))", "to": "\(last)"])
+        }
+    }
+}

@@ -1,0 +1,251 @@
+import Foundation
+import PostgresNIO
+import SceneSync
+import SceneSyncPostgres
+import Testing
+
+@Suite(.enabled(if: PostgresTestServer.isConfigured, PostgresTestServer.notConfigured), .timeLimit(.minutes(1)))
+struct PostgresDatabaseTests {
+    // MARK: - Migrations
+
+    @Test func nodesStartingAtOnceMigrateOnce() async throws {
+        try await PostgresTestServer.withFreshDatabase { url in
+            let first = Database(url: url, logger: PostgresTestServer.logger)
+            let second = Database(url: url, logger: PostgresTestServer.logger)
+            do {
+                async let startFirst: Void = first.start()
+                async let startSecond: Void = second.start()
+                _ = try await (startFirst, startSecond)
+                // Both work, on one schema.
+                try await first.storage(scope: "s", node: "a").commit(Fixture.batch("app", 1...2))
+                #expect(try await second.storage(scope: "s", node: "b").loadModel(app: "app").lastSequence == 2)
+            } catch {
+                await first.close()
+                await second.close()
+                throw error
+            }
+            await first.close()
+            await second.close()
+
+            let applied = try await migrations(url)
+            #expect(applied.map(\.version) == [1])
+
+            // Starting later finds nothing to do.
+            try await PostgresTestServer.withDatabase(url) { (database) async throws in
+                #expect(try await database.storage(scope: "s", node: "a").loadModel(app: "app").lastSequence == 2)
+            }
+            #expect(try await migrations(url) == applied)
+        }
+    }
+
+    private func migrations(_ url: PostgresURL) async throws -> [Migration] {
+        try await PostgresTestServer.withConnection(url) { connection in
+            var rows: [Migration] = []
+            let query: PostgresQuery = "SELECT version, applied_at FROM scenesync_migration ORDER BY version"
+            for try await (version, appliedAt) in try await connection.query(query, logger: PostgresTestServer.logger)
+                .decode((Int32, Date).self) {
+                rows.append(Migration(version: version, appliedAt: appliedAt))
+            }
+            return rows
+        }
+    }
+
+    private struct Migration: Equatable {
+        let version: Int32
+        let appliedAt: Date
+    }
+
+    // MARK: - Log heads
+
+    @Test func anotherNodeHearsACommit() async throws {
+        try await PostgresTestServer.withFreshDatabase { url in
+            // Polls too rarely to matter: the head must come by notification.
+            let options = Database.Options(headPollInterval: .seconds(600))
+            try await PostgresTestServer.withDatabase(url, options: options) { writer in
+                try await PostgresTestServer.withDatabase(url, options: options) { follower in
+                    let storage = follower.storage(scope: "s", node: "b")
+                    let heads = HeadRecorder(try #require(storage.logHeads(app: "chat")))
+                    let other = HeadRecorder(try #require(storage.logHeads(app: "other")))
+                    defer {
+                        heads.stop()
+                        other.stop()
+                    }
+                    try await writer.storage(scope: "s", node: "a").commit(Fixture.batch("chat", 1...3))
+                    #expect(await heads.waitFor(atLeast: 3))
+                    try await writer.storage(scope: "s", node: "a").commit(Fixture.batch("chat", 4...4))
+                    #expect(await heads.waitFor(atLeast: 4))
+                    #expect(heads.values.allSatisfy { $0 == 3 || $0 == 4 }, "\(heads.values)")
+                    #expect(other.values.isEmpty, "a follower of another app hears nothing: \(other.values)")
+                }
+            }
+        }
+    }
+
+    @Test func aCommitNotifiesOncePerBatch() async throws {
+        try await PostgresTestServer.withFreshDatabase { url in
+            try await PostgresTestServer.withDatabase(url) { database in
+                let storage = database.storage(scope: "s", node: "a")
+                try await PostgresTestServer.withConnection(url) { connection in
+                    try await connection.listen(on: "scenesync_log") { notifications in
+                        try await storage.commit(Fixture.batch("notes", 1...5))
+                        try await storage.commit(Fixture.batch("notes", 6...6))
+                        // The first two notifications, or what came within 5 seconds.
+                        let payloads = await withTaskGroup(of: [String]?.self) { group in
+                            group.addTask {
+                                var payloads: [String] = []
+                                do {
+                                    for try await notification in notifications {
+                                        payloads.append(notification.payload)
+                                        if payloads.count == 2 { break }
+                                    }
+                                } catch {}
+                                return payloads
+                            }
+                            group.addTask {
+                                try? await Task.sleep(for: .seconds(5))
+                                return nil
+                            }
+                            let first = await group.next() ?? nil
+                            group.cancelAll()
+                            return first ?? []
+                        }
+                        #expect(payloads == ["notes 5", "notes 6"])
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func malformedNotificationsAreIgnored() async throws {
+        try await PostgresTestServer.withFreshDatabase { url in
+            let options = Database.Options(headPollInterval: .seconds(600))
+            try await PostgresTestServer.withDatabase(url, options: options) { database in
+                let heads = HeadRecorder(try #require(database.storage(scope: "s", node: "a").logHeads(app: "my app")))
+                defer { heads.stop() }
+                try await PostgresTestServer.withConnection(url) { connection in
+                    for payload in ["garbage", "my app", "my app x", "my app -1", "", "my app 4"] {
+                        var binds = PostgresBindings()
+                        binds.append(payload)
+                        try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_notify('scenesync_log', $1)", binds: binds),
+                                                   logger: PostgresTestServer.logger)
+                    }
+                }
+                // The listener kept listening, and an app name may hold spaces.
+                #expect(await heads.waitFor(atLeast: 4))
+                #expect(heads.values == [4])
+            }
+        }
+    }
+
+    @Test func thePollFindsACommitThatWasNotAnnounced() async throws {
+        try await PostgresTestServer.withFreshDatabase { url in
+            let options = Database.Options(headPollInterval: .milliseconds(200))
+            try await PostgresTestServer.withDatabase(url, options: options) { database in
+                let heads = HeadRecorder(try #require(database.storage(scope: "s", node: "a").logHeads(app: "quiet")))
+                defer { heads.stop() }
+                // Another writer moves the head without NOTIFY.
+                try await PostgresTestServer.withConnection(url) { connection in
+                    try await connection.query("""
+                        INSERT INTO scenesync_model (app, last_sequence, first_retained) VALUES ('quiet', 7, 1)
+                        """, logger: PostgresTestServer.logger)
+                }
+                #expect(await heads.waitFor(atLeast: 7, timeout: .seconds(2)))
+                // A few polls later, still once: a head is yielded when it moves, not at every poll.
+                try await Task.sleep(for: .milliseconds(700))
+                #expect(heads.values == [7])
+            }
+        }
+    }
+
+    @Test func theListenerCatchesUpAfterReconnecting() async throws {
+        try await PostgresTestServer.withFreshDatabase { url in
+            let options = Database.Options(headPollInterval: .seconds(600))
+            try await PostgresTestServer.withDatabase(url, options: options) { database in
+                let heads = HeadRecorder(try #require(database.storage(scope: "s", node: "a").logHeads(app: "lost")))
+                defer { heads.stop() }
+                try await PostgresTestServer.withConnection(url) { connection in
+                    // A commit whose notification is lost…
+                    try await connection.query("""
+                        INSERT INTO scenesync_model (app, last_sequence, first_retained) VALUES ('lost', 9, 1)
+                        """, logger: PostgresTestServer.logger)
+                    try await Task.sleep(for: .milliseconds(300))
+                    #expect(heads.values.isEmpty)
+                    // …is found when the listener's connection drops and it listens again.
+                    let terminated = try await connection.query("""
+                        SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                        WHERE datname = current_database() AND query LIKE 'LISTEN%'
+                        """, logger: PostgresTestServer.logger).collect()
+                    #expect(terminated.count == 1)
+                }
+                #expect(await heads.waitFor(atLeast: 9))
+            }
+        }
+    }
+
+    @Test func anOutageIsLoggedOnceAndThePasswordNever() async throws {
+        try await PostgresTestServer.withFreshDatabase { url in
+            // Trust authentication ignores the password; it is only there to be looked for.
+            var url = url
+            url.password = "pa55-w0rd-secret"
+            let log = LogRecorder()
+            let database = Database(url: url, logger: log.logger, options: .init(headPollInterval: .milliseconds(100)))
+            try await database.start()
+            let heads = HeadRecorder(try #require(database.storage(scope: "s", node: "a").logHeads(app: "app")))
+            defer { heads.stop() }
+            let admin = try PostgresTestServer.admin()
+            // An outage: every connection to the database is dropped, and new ones are refused for
+            // long enough for the listener to fail several times.
+            try await PostgresTestServer.withConnection(admin) { connection in
+                try await connection.query(PostgresQuery(unsafeSQL: "ALTER DATABASE \(url.database) ALLOW_CONNECTIONS false"),
+                                           logger: PostgresTestServer.logger)
+                var binds = PostgresBindings()
+                binds.append(url.database)
+                try await connection.query(PostgresQuery(unsafeSQL: """
+                    SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1
+                    """, binds: binds), logger: PostgresTestServer.logger)
+                try await Task.sleep(for: .milliseconds(1_500))
+                try await connection.query(PostgresQuery(unsafeSQL: "ALTER DATABASE \(url.database) ALLOW_CONNECTIONS true"),
+                                           logger: PostgresTestServer.logger)
+            }
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !log.entries.contains(where: { $0.message.contains("again") }), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            // Listening again, it hears commits.
+            try await database.storage(scope: "s", node: "a").commit(Fixture.batch("app", 1...1))
+            #expect(await heads.waitFor(atLeast: 1))
+            await database.close()
+
+            let entries = log.entries
+            let outages = entries.filter { $0.level == .warning && $0.message.contains("Not listening") }
+            #expect(outages.count == 1, "\(outages.map(\.message))")
+            #expect(entries.contains { $0.level == .info && $0.message.contains("again") })
+            for entry in entries {
+                #expect(!"\(entry.message) \(entry.metadata)".contains("pa55-w0rd"), "\(entry)")
+            }
+        }
+    }
+
+    @Test func closingEndsTheStreams() async throws {
+        try await PostgresTestServer.withFreshDatabase { url in
+            let database = Database(url: url, logger: PostgresTestServer.logger)
+            try await database.start()
+            let storage = database.storage(scope: "s", node: "a")
+            let heads = HeadRecorder(try #require(storage.logHeads(app: "app")))
+            await database.close()
+            #expect(await heads.waitForEnd())
+            // After closing: a stream that has ended, and storages refuse.
+            let late = try #require(storage.logHeads(app: "app"))
+            for await _ in late { Issue.record("a closed database yields nothing") }
+            await #expect(throws: PostgresStorageError.closed) { try await storage.loadModel(app: "app") }
+        }
+    }
+
+    @Test func aStorageRefusesBeforeStart() async throws {
+        let database = Database(url: PostgresURL(user: "u", host: "127.0.0.1", database: "d"), logger: PostgresTestServer.logger)
+        await #expect(throws: PostgresStorageError.notStarted) {
+            try await database.storage(scope: "s", node: "a").loadModel(app: "app")
+        }
+        await database.close()
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import PostgresNIO
+import SceneSync
+import SceneSyncPostgres
+import Testing
+
+@Suite(.enabled(if: PostgresTestServer.isConfigured, PostgresTestServer.notConfigured), .timeLimit(.minutes(1)))
+struct PostgresStorageTests {
+    // MARK: - Scopes and nodes
+
+    @Test func scopesKeepSessionsAndDraftsApart() async throws {
+        try await PostgresTestServer.withFreshDatabase { url in
+            try await PostgresTestServer.withDatabase(url) { database in
+                let lootLogger = database.storage(scope: "lootlogger", node: "a")
+                let chat = database.storage(scope: "chat", node: "a")
+                let session = SceneSession(configurationName: "Main", createdAt: Date(timeIntervalSinceReferenceDate: 1_000.5))
+                try await lootLogger.saveSession(session)
+                try await lootLogger.setDraft(Data("1".utf8), key: "name", session: session.id)
+
+                #expect(try await lootLogger.session(id: session.id) == session)
+                #expect(try await chat.session(id: session.id) == nil)
+                #expect(try await chat.allSessions().isEmpty)
+                #expect(try await chat.drafts(session: session.id).isEmpty)
+
+                // The same id in another scope is another session.
+                var twin = session
+                twin.lastSeenAt = Date(timeIntervalSinceReferenceDate: 2_000)
+                try await chat.saveSession(twin)
+                try await chat.setDraft(Data("2".utf8), key: "name", session: twin.id)
+                try await chat.markSessionsClosed([twin.id], at: Date(timeIntervalSinceReferenceDate: 3_000))
+                #expect(try await lootLogger.session(id: session.id) == session)
+                #expect(try await lootLogger.drafts(session: session.id) == ["name": Data("1".utf8)])
+
+                try await chat.deleteSessions([twin.id])
+                #expect(try await chat.allSessions().isEmpty)
+                #expect(try await lootLogger.allSessions() == [session])
+                #expect(try await lootLogger.drafts(session: session.id) == ["name": Data("1".utf8)])
+            }
+        }
+    }
+
+    @Test func runMarksAreKeptPerScopeAndNode() async throws {
+        try await PostgresTestServer.withFreshDatabase { url in
+            try await PostgresTestServer.withDatabase(url) { (database) async throws in
+                let nodeA = database.storage(scope: "app", node: "a")
+                let nodeB = database.storage(scope: "app", node: "b")
+                #expect(try await nodeA.setRunning(true) == false)
+                // B starts while A runs: B's last run did not crash.
+                #expect(try await nodeB.setRunning(true) == false)
+                // Another app on node A has its own mark.
+                #expect(try await database.storage(scope: "other", node: "a").setRunning(true) == false)
+                // A is killed and starts again: its last run did not stop.
+                #expect(try await nodeA.setRunning(true) == true)
+                #expect(try await nodeB.setRunning(false) == true)
+                #expect(try await nodeB.setRunning(true) == false)
+            }
+            // The mark survives the database.
+            try await PostgresTestServer.withDatabase(url) { (database) async throws in
+                #expect(try await database.storage(scope: "app", node: "a").setRunning(false) == true)
+            }
+        }
+    }
+
+    // MARK: - Commits
+
+    @Test func aBatchsLastChangeToARecordWins() async throws {
+        try await PostgresTestServer.withFreshDatabase { url in
+            try await PostgresTestServer.withDatabase(url) { database in
+                let storage = database.storage(scope: "s", node: "a")
+                try await storage.commit(CommitBatch(app: "items", events: [Fixture.event(1)], changes: [
+                    EncodedRecordChange(collection: "items", key: "kept", value: Data("0".utf8)),
+                    EncodedRecordChange(collection: "items", key: "gone", value: Data("0".utf8)),
+                ], trimThrough: nil))
+                try await storage.commit(CommitBatch(app: "items", events: [Fixture.event(2), Fixture.event(3)], changes: [
+                    EncodedRecordChange(collection: "items", key: "new", value: Data("1".utf8)),
+                    EncodedRecordChange(collection: "items", key: "new", value: nil),
+                    EncodedRecordChange(collection: "items", key: "gone", value: nil),
+                    EncodedRecordChange(collection: "items", key: "back", value: nil),
+                    EncodedRecordChange(collection: "items", key: "back", value: Data("2".utf8)),
+                    EncodedRecordChange(collection: "items", key: "kept", value: Data("1".utf8)),
+                    EncodedRecordChange(collection: "items", key: "kept", value: Data("3".utf8)),
+                    EncodedRecordChange(collection: "other", key: "kept", value: Data("4".utf8)),
+                    EncodedRecordChange(collection: "items", key: "never", value: nil),
+                ], trimThrough: nil))
+                let model = try await storage.loadModel(app: "items")
+                #expect(model.records.collections == [
+                    "items": ["kept": Data("3".utf8), "back": Data("2".utf8)],
+                    "other": ["kept": Data("4".utf8)],
+                ])
+                #expect(model.lastSequence == 3)
+            }
+        }
+    }
+
+    @Test func eventsComeBackExactly() async throws {
+        try await PostgresTestServer.withFreshDatabase { url in
+            try await PostgresTestServer.withDatabase(url) { database in
+                let storage = database.storage(scope: "s", node: "a")
+                let origin = SceneSession.ID()
+                let events = [
+                    StoredEvent(sequence: 1, origin: origin, timestamp: Date(timeIntervalSinceReferenceDate: 3),
+                                payload: Data(#"{"a":1}"#.utf8)),
+                    StoredEvent(sequence: 2, origin: nil, timestamp: Date(timeIntervalSinceReferenceDate: 786_000_000.123_456_7),
+                                payload: Data([0, 255, 10])),
+                    StoredEvent(sequence: 3, origin: nil, timestamp: Date(timeIntervalSinceReferenceDate: -1.5), payload: Data()),
+                ]
+                try await storage.commit(CommitBatch(app: "exact", events: events, changes: [], trimThrough: nil))
+                #expect(try await storage.events(app: "exact", after: 0, limit: 10) == events)
+                #expect(try await storage.events(app: "exact", after: 1, limit: 1) == [events[1]])
+            }
+        }
+    }
+
+    @Test func refusesWhatDoesNotFollowTheLog() async throws {
+        try await PostgresTestServer.withFreshDatabase { url in
+            try await PostgresTestServer.withDatabase(url) { database in
+                let storage = database.storage(scope: "s", node: "a")
+                // A new app's log starts at 1.
+                await #expect(throws: StorageError.sequenceConflict(app: "log", expected: 1, got: 2)) {
+                    try await storage.commit(Fixture.batch("log", 2...3))
+                }
+                await #expect(throws: StorageError.sequenceConflict(app: "log", expected: 1, got: 0)) {
+                    try await storage.commit(Fixture.batch("log", 0...1))
+                }
+                try await storage.commit(Fixture.batch("log", 1...3))
+                // A batch that skips a number, or repeats one.
+                await #expect(throws: StorageError.sequenceConflict(app: "log", expected: 4, got: 5)) {
+                    try await storage.commit(Fixture.batch("log", 5...6, record: "b"))
+                }
+                await #expect(throws: StorageError.sequenceConflict(app: "log", expected: 4, got: 3)) {
+                    try await storage.commit(Fixture.batch("log", 3...4, record: "b"))
+                }
+                // A gap inside a batch.
+                await #expect(throws: StorageError.sequenceConflict(app: "log", expected: 5, got: 6)) {
+                    try await storage.commit(CommitBatch(app: "log", events: [Fixture.event(4), Fixture.event(6)], changes: [],
+                                                         trimThrough: nil))
+                }
+                // An event already logged by someone who did not move the head is a conflict too.
+                try await PostgresTestServer.withConnection(url) { connection in
+                    try await connection.query("""
+                        INSERT INTO scenesync_event (app, sequence, timestamp, payload) VALUES ('log', 5, 0, '')
+                        """, logger: PostgresTestServer.logger)
+                }
+                await #expect(throws: StorageError.sequenceConflict(app: "log", expected: 4, got: 4)) {
+                    try await storage.commit(Fixture.batch("log", 4...5, record: "b"))
+                }
+                let model = try await storage.loadModel(app: "log")
+                #expect(model.lastSequence == 3)
+                #expect(model.records.collections["c"]?.keys.sorted() == ["a"])
+                #expect(try await storage.events(app: "log", after: 0, limit: 10).map(\.sequence) == [1, 2, 3, 5])
+
+                let longName = String(repeating: "x", count: 1_001)
+                await #expect(throws: PostgresStorageError.appNameTooLong(bytes: 1_001, limit: 1_000)) {
+                    try await storage.commit(Fixture.batch(longName, 1...1))
+                }
+            }
+        }
+    }
+
+    @Test func trimsTheLog() async throws {
+        try await PostgresTestServer.withFreshDatabase { url in
+            try await PostgresTestServer.withDatabase(url) { database in
+                let storage = database.storage(scope: "s", node: "a")
+                try await storage.commit(Fixture.batch("trim", 1...10))
+                try await storage.commit(Fixture.batch("trim", 11...12, trimThrough: 8))
+                var model = try await storage.loadModel(app: "trim")
+                #expect(model.lastSequence == 12)
+                #expect(model.firstRetainedSequence == 9)
+                #expect(try await storage.events(app: "trim", after: 0, limit: 10).map(\.sequence) == [9, 10, 11, 12])
+                // An older trim does not move the first retained event back.
+                try await storage.commit(Fixture.batch("trim", 13...13, trimThrough: 4))
+                model = try await storage.loadModel(app: "trim")
+                #expect(model.firstRetainedSequence == 9)
+                // A batch that trims its own events: as if appended, then trimmed.
+                try await storage.commit(Fixture.batch("trim", 14...15, trimThrough: 14))
+                model = try await storage.loadModel(app: "trim")
+                #expect(model.lastSequence == 15)
+                #expect(model.firstRetainedSequence == 15)
+                #expect(try await storage.events(app: "trim", after: 0, limit: 10).map(\.sequence) == [15])
+            }
+        }
+    }
+}
