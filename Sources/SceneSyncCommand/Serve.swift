@@ -6,6 +6,7 @@ import LootLogger
 import Restaurant
 import RestaurantServer
 import SceneSync
+import SceneSyncPostgres
 import SceneSyncServer
 import SceneSyncSQLite
 import ServiceLifecycle
@@ -23,6 +24,16 @@ struct Serve: AsyncParsableCommand {
 
     @Option(name: .customLong("data-dir"), help: "The folder for the apps' databases.")
     var dataDirectory = "./data"
+
+    @Option(name: .customLong("database"), help: ArgumentHelp(
+        "A PostgreSQL database to share with other nodes (postgres://user@host:port/database), instead of SQLite in --data-dir. Read from SCENESYNC_DATABASE_URL when not given, so that a password stays out of the process list.",
+        valueName: "url"))
+    var databaseURL: String?
+
+    @Option(name: .customLong("node"), help: ArgumentHelp(
+        "This node's name among the nodes on one PostgreSQL database; its run mark is kept under it. By default the host name and the port.",
+        valueName: "name"))
+    var node: String?
 
     @Option(help: "An access token every window must present.")
     var token: String?
@@ -76,6 +87,9 @@ struct Serve: AsyncParsableCommand {
                 throw ValidationError("\(name) must be a number of seconds above 0 and at most 3600.")
             }
         }
+        if let node, node.isEmpty || node.utf8.count > 200 || node.contains(where: { $0.isNewline || $0.unicodeScalars.contains { CharacterSet.controlCharacters.contains($0) } }) {
+            throw ValidationError("--node must be a name of 1 to 200 bytes on one line.")
+        }
         guard kitchenMinute.isFinite, kitchenMinute > 0, kitchenMinute <= 3_600 else {
             throw ValidationError("--kitchen-minute must be a number of seconds above 0 and at most 3600.")
         }
@@ -118,9 +132,46 @@ struct Serve: AsyncParsableCommand {
         if let raised = OpenFileLimit.raiseToHardLimit() {
             logger.info("Raised the open-file limit", metadata: ["from": "\(raised.from)", "to": "\(raised.to)"])
         }
+        let apps = try apps()
+        let postgres = try postgresDatabase(logger: logger)
+        if let postgres {
+            do {
+                try await postgres.start()
+            } catch {
+                throw StartupError(description: "The database \(postgres.url) cannot be used. \(error)")
+            }
+        }
+        do {
+            try await serve(apps: apps, postgres: postgres, logger: logger)
+        } catch {
+            await postgres?.close()
+            throw error
+        }
+        await postgres?.close()
+    }
+
+    /// The PostgreSQL database of `--database` or `SCENESYNC_DATABASE_URL`, or `nil` for SQLite.
+    private func postgresDatabase(logger: Logger) throws -> PostgresDatabase? {
+        let environment = ProcessInfo.processInfo.environment["SCENESYNC_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        guard let text = databaseURL ?? environment else { return nil }
+        let url: PostgresURL
+        do {
+            url = try PostgresURL(text)
+        } catch {
+            throw StartupError(description: "\(databaseURL == nil ? "SCENESYNC_DATABASE_URL" : "--database") is not a PostgreSQL URL: \(error)")
+        }
+        return PostgresDatabase(url: url, logger: logger)
+    }
+
+    /// This node's name: `--node`, or the host name and the port.
+    private var nodeName: String {
+        node ?? "\(ProcessInfo.processInfo.hostName):\(port)"
+    }
+
+    private func serve(apps: [HostedApp], postgres: PostgresDatabase?, logger: Logger) async throws {
         let folder = URL(fileURLWithPath: dataDirectory, isDirectory: true)
         let durability = durability.storage
-        let apps = try apps()
+        let nodeName = nodeName
         let server = try SceneSyncServer(
             configuration: .init(
                 host: host, port: port, token: token, allowedHosts: allowedHosts,
@@ -132,8 +183,12 @@ struct Serve: AsyncParsableCommand {
                 logger: logger),
             apps: apps
         ) { app, logger in
+            if let postgres {
+                // Every app on one database, its sessions and drafts apart by its name.
+                return postgres.storage(scope: app.name, node: nodeName)
+            }
             // Each app keeps its data in a file of its own: <data-dir>/<name>.sqlite.
-            try SQLiteStorage(path: folder.appendingPathComponent("\(app.name).sqlite").path, durability: durability, logger: logger)
+            return try SQLiteStorage(path: folder.appendingPathComponent("\(app.name).sqlite").path, durability: durability, logger: logger)
         }
         let group = ServiceGroup(configuration: .init(
             services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
