@@ -133,10 +133,22 @@ struct EventLogReader<Event: UpdateEvent>: Sendable {
         guard let first = stored.first, first.sequence == after + 1 else {
             throw .tooOld(requested: after, oldestAvailable: stored.first?.sequence ?? end + 1)
         }
+        return try Self.decode(stored.filter { $0.sequence <= end })
+    }
+
+    /// One page of the log after `sequence`, decoded, as it is: it may start after `sequence + 1`
+    /// if the log was trimmed. `reachedEnd` is true when the page is the log's last.
+    func page(after sequence: UInt64) async throws -> (envelopes: [EventEnvelope<Event>], reachedEnd: Bool) {
+        let stored = try await storage.events(app: app, after: sequence, limit: Self.pageSize)
+        return (try Self.decode(stored), stored.count < Self.pageSize)
+    }
+
+    /// Decodes logged events as this app's event type.
+    static func decode(_ stored: [StoredEvent]) throws(SubscriptionError) -> [EventEnvelope<Event>] {
         let decoder = JSONDecoder()
         var envelopes: [EventEnvelope<Event>] = []
         envelopes.reserveCapacity(stored.count)
-        for event in stored where event.sequence <= end {
+        for event in stored {
             do {
                 let decoded = try decoder.decode(Event.self, from: event.payload)
                 envelopes.append(EventEnvelope(sequence: event.sequence, origin: event.origin, timestamp: event.timestamp, event: decoded))

@@ -188,10 +188,16 @@ public actor ModelController<State: ModelState> {
     ///
     /// - Throws: ``ModelControllerError/commitFailed(reason:)`` if the log could not be read.
     public func catchUp() async throws {
-        let head = try await storage.loadModel(app: app).lastSequence
-        heard(head: head)
-        await waitForCommit(of: head)
-        if lastSequence < head { throw ModelControllerError.commitFailed(reason: "the log could not be read to \(head)") }
+        let next: UInt64
+        do {
+            guard let first = try await storage.events(app: app, after: lastSequence, limit: 1).first else { return }
+            next = first.sequence
+        } catch {
+            throw ModelControllerError.commitFailed(reason: "the log could not be read: \(error)")
+        }
+        heard(head: next)
+        await waitForCommit(of: next)
+        if lastSequence < next { throw ModelControllerError.commitFailed(reason: "the log could not be read to \(next)") }
     }
 
     /// Stops taking intents, waits for those already accepted to commit, stops following the log,
@@ -315,7 +321,7 @@ public actor ModelController<State: ModelState> {
         do {
             var reachedEnd = false
             while !reachedEnd {
-                let page = try await Self.readLog(app: app, after: lastSequence, storage: storage)
+                let page = try await Self.readLog(after: lastSequence, from: EventLogReader(app: app, storage: storage))
                 reachedEnd = page.reachedEnd
                 guard let first = page.envelopes.first else { break }
                 if first.sequence != lastSequence + 1 {
@@ -385,23 +391,12 @@ public actor ModelController<State: ModelState> {
         }
     }
 
-    /// A page of the log, decoded, off the actor.
+    /// A page of the log after `sequence`, decoded off the actor.
     @concurrent
     private nonisolated static func readLog(
-        app: String, after sequence: UInt64, storage: any SceneSyncStorage
+        after sequence: UInt64, from log: EventLogReader<State.Event>
     ) async throws -> (envelopes: [EventEnvelope<State.Event>], reachedEnd: Bool) {
-        let limit = EventLogReader<State.Event>.pageSize
-        let stored = try await storage.events(app: app, after: sequence, limit: limit)
-        let decoder = JSONDecoder()
-        let envelopes = try stored.map { event in
-            do {
-                return EventEnvelope(sequence: event.sequence, origin: event.origin, timestamp: event.timestamp,
-                                     event: try decoder.decode(State.Event.self, from: event.payload))
-            } catch {
-                throw SubscriptionError.undecodableEvent(sequence: event.sequence, reason: "\(error)")
-            }
-        }
-        return (envelopes, stored.count < limit)
+        try await log.page(after: sequence)
     }
 
     /// Commits the batch in one transaction, off the actor, which meanwhile goes on checking the

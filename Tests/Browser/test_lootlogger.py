@@ -72,12 +72,13 @@ def connected(driver):
     wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "[data-node-id=navigationBar]"), "first render")
 
 
-def open_two_windows(browser, server):
+def open_two_windows(browser, server, other=None):
+    """Two LootLogger windows: both on `server`, or the second on `other` (another node)."""
     browser.get(server.url + "/lootlogger")
     connected(browser)
     first = browser.current_window_handle
     browser.switch_to.new_window("window")
-    browser.get(server.url + "/lootlogger")
+    browser.get((other or server).url + "/lootlogger")
     connected(browser)
     second = browser.current_window_handle
     return first, second

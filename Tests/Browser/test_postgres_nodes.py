@@ -14,7 +14,7 @@ import pytest
 from selenium.webdriver.common.by import By
 
 from conftest import SERVER, Server
-from test_lootlogger import button, connected, rows, row_titles, wait
+from test_lootlogger import button, open_two_windows, rows, row_titles, wait
 
 ADMIN_URL = os.environ.get("SCENESYNC_TEST_POSTGRES_URL", "")
 
@@ -73,13 +73,7 @@ def two_nodes(database):
 
 def test_an_item_added_in_a_window_on_one_node_appears_in_a_window_on_the_other(browser, two_nodes):
     a, b = two_nodes
-    browser.get(a.url + "/lootlogger")
-    connected(browser)
-    first = browser.current_window_handle
-    browser.switch_to.new_window("window")
-    browser.get(b.url + "/lootlogger")
-    connected(browser)
-    second = browser.current_window_handle
+    first, second = open_two_windows(browser, a, b)
 
     browser.switch_to.window(first)
     button(browser, "Add").click()
