@@ -24,7 +24,8 @@ public final class Application {
         /// within it are saved together, once.
         public var restorationSaveDelay: Duration
         /// The most sessions kept. A new window beyond it makes room by discarding the sessions
-        /// of windows not connected, least recently seen first; connected windows keep theirs.
+        /// of windows not connected, least recently seen first; connected windows keep theirs,
+        /// on this node or, on a storage shared by nodes, on any other.
         public var maximumSessions: Int
         /// The most sessions kept for one client (see ``Application/connect(session:options:client:)``).
         /// A new window beyond it makes room by discarding that client's sessions of windows not
@@ -85,10 +86,12 @@ public final class Application {
         logger.info("applicationDidFinishLaunching")
         try await delegate.applicationDidFinishLaunching(self)
         // Marked after the delegate launched, so that a launch that fails is not taken for a crash.
+        // Also forgets which windows were connected to this node: none is now.
         let crashed = try await storage.setRunning(true)
         let cutoff = Date().addingTimeInterval(-options.sessionExpiry.timeInterval)
         let stored = try await storage.allSessions()
-        let gone = stored.filter { $0.closedAt != nil || $0.lastSeenAt < cutoff }
+        let elsewhere = try await storage.cluster?.sessionsConnectedElsewhere() ?? []
+        let gone = stored.filter { $0.closedAt != nil || ($0.lastSeenAt < cutoff && !elsewhere.contains($0.id)) }
         storedSessionCount = stored.count
         try await discardStoredSessions(gone)
         lastExpiry = .now
@@ -167,6 +170,7 @@ public final class Application {
         session.configurationName = configuration.name
         session.lastSeenAt = Date()
         try await storage.saveSession(session)
+        try await storage.cluster?.setConnected(true, session: session.id)
         if isNew { storedSessionCount += 1 }
         if let client { attribute(session.id, to: client) }
         let drafts = try await storage.drafts(session: session.id)
@@ -210,7 +214,26 @@ public final class Application {
             }
             scene.releaseUI()
             self.connectedScenes[scene.session.id] = nil
+            await self.recordDisconnected(scene.session.id)
         }
+    }
+
+    /// Tells the other nodes that the window of `id` is no longer connected here, so that its
+    /// session may be discarded to make room (see ``SceneSyncCluster``).
+    private func recordDisconnected(_ id: SceneSession.ID) async {
+        guard let cluster = storage.cluster else { return }
+        do {
+            try await cluster.setConnected(false, session: id)
+        } catch {
+            logger.warning("Could not record that a window disconnected", metadata: ["scene.id": "\(id)", "error": "\(error)"])
+        }
+    }
+
+    /// The sessions that must not be discarded now: those of windows connected here or to another
+    /// node, connecting, or being discarded.
+    private func sessionsInUse() async throws -> Set<SceneSession.ID> {
+        let elsewhere = try await storage.cluster?.sessionsConnectedElsewhere() ?? []
+        return elsewhere.union(connectedScenes.keys).union(connecting).union(discarding)
     }
 
     /// Runs `change` once every lifecycle change already started for `scene` has finished, so that
@@ -311,10 +334,14 @@ public final class Application {
     /// At ``Options/maximumSessions``, discards the sessions of windows not connected, least
     /// recently seen first, to make room for one more.
     private func makeRoomForNewSession() async throws {
+        // Other nodes add sessions too: ask the storage how many there are.
+        if let cluster = storage.cluster { storedSessionCount = try await cluster.sessionCount() }
         guard storedSessionCount >= options.maximumSessions else { return }
         let stored = try await storage.allSessions()
-        let unavailable = Set(connectedScenes.keys).union(connecting).union(discarding)
+        storedSessionCount = stored.count
+        let unavailable = try await sessionsInUse()
         let excess = storedSessionCount - options.maximumSessions + 1
+        guard excess > 0 else { return }
         let oldest = stored
             .filter { !unavailable.contains($0.id) }
             .sorted { $0.lastSeenAt < $1.lastSeenAt }
@@ -336,7 +363,7 @@ public final class Application {
         for id in sessionsOfClient[client] ?? [] where !storedIDs.contains(id) { forgetClient(of: id) }
         let owned = sessionsOfClient[client] ?? []
         guard owned.count >= options.maximumSessionsPerClient else { return }
-        let unavailable = Set(connectedScenes.keys).union(connecting).union(discarding)
+        let unavailable = try await sessionsInUse()
         let excess = owned.count - options.maximumSessionsPerClient + 1
         let oldest = stored
             .filter { owned.contains($0.id) && !unavailable.contains($0.id) }
@@ -373,7 +400,8 @@ public final class Application {
         guard ContinuousClock.now - lastExpiry >= .seconds(3_600) else { return }
         let cutoff = Date().addingTimeInterval(-options.sessionExpiry.timeInterval)
         let stored = try await storage.allSessions()
-        let unavailable = Set(connectedScenes.keys).union(connecting).union(discarding)
+        storedSessionCount = stored.count
+        let unavailable = try await sessionsInUse()
         try await discardStoredSessions(stored.filter { $0.lastSeenAt < cutoff && !unavailable.contains($0.id) })
         lastExpiry = .now
     }

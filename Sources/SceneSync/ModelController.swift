@@ -76,6 +76,10 @@ public actor ModelController<State: ModelState> {
     /// heard through the storage or from a refused commit of ours.
     private var knownHead: UInt64
     private var followTask: Task<Void, Never>?
+    /// Transient events announced here, encoded, on their way to the other nodes; `nil` if the
+    /// storage has no other nodes.
+    private var transientsOut: AsyncStream<Data>.Continuation?
+    private var transientTasks: [Task<Void, Never>] = []
     private var commitWaiters: [(sequence: UInt64, resume: @Sendable () -> Void)] = []
     /// Waiting for the working task to finish, while closing.
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
@@ -106,6 +110,39 @@ public actor ModelController<State: ModelState> {
                 }
             }
         }
+        if let cluster = storage.cluster { relayTransients(through: cluster) }
+    }
+
+    /// Sends the transient events announced here to the other nodes, one at a time in order, and
+    /// publishes theirs here.
+    private func relayTransients(through cluster: any SceneSyncCluster) {
+        let (outbound, continuation) = AsyncStream.makeStream(of: Data.self, bufferingPolicy: .bufferingNewest(256))
+        transientsOut = continuation
+        let inbound = cluster.transients(app: app)
+        let (app, logger, broadcaster) = (app, logger, transientBroadcaster)
+        transientTasks = [
+            Task {
+                for await payload in outbound {
+                    do {
+                        try await cluster.sendTransient(payload, app: app)
+                    } catch {
+                        logger.warning("Could not send a transient event to the other nodes",
+                                       metadata: ["app": "\(app)", "error": "\(error)"])
+                    }
+                }
+            },
+            Task {
+                let decoder = JSONDecoder()
+                for await payload in inbound {
+                    do {
+                        broadcaster.publish(try decoder.decode([TransientEnvelope<State.Transient>].self, from: payload))
+                    } catch {
+                        logger.warning("Ignored a transient event from another node that could not be read",
+                                       metadata: ["app": "\(app)", "error": "\(error)"])
+                    }
+                }
+            },
+        ]
     }
 
     /// The committed state and its sequence number, read at one instant.
@@ -143,14 +180,24 @@ public actor ModelController<State: ModelState> {
     /// events, or throws to refuse it.
     ///
     /// Transient events are for what matters only while it happens, such as "Ana is typing". They
-    /// are not logged, change no state, take no sequence number and wait for no commit.
+    /// are not logged, change no state, take no sequence number and wait for no commit. On a
+    /// storage shared by nodes they also reach the subscribers on other nodes, through its
+    /// ``SceneSyncStorage/cluster``, a moment later.
     ///
     /// - Throws: the error `decide` throws; ``ModelControllerError/closed`` after ``close()``.
     public func announce(origin: SceneSession.ID?, _ decide: (State) throws -> [State.Transient]) throws {
         guard !isClosed else { throw ModelControllerError.closed }
         let events = try decide(pending)
+        guard !events.isEmpty else { return }
         let timestamp = Date()
-        transientBroadcaster.publish(events.map { TransientEnvelope(origin: origin, timestamp: timestamp, event: $0) })
+        let envelopes = events.map { TransientEnvelope(origin: origin, timestamp: timestamp, event: $0) }
+        transientBroadcaster.publish(envelopes)
+        guard let transientsOut else { return }
+        do {
+            transientsOut.yield(try encoder.encode(envelopes))
+        } catch {
+            logger.warning("Could not encode a transient event for the other nodes", metadata: ["app": "\(app)", "error": "\(error)"])
+        }
     }
 
     /// Runs an intent: `decide` checks it against the current state (including intents not yet
@@ -206,6 +253,12 @@ public actor ModelController<State: ModelState> {
         isClosed = true
         followTask?.cancel()
         followTask = nil
+        transientsOut?.finish()
+        transientsOut = nil
+        // Transient events may be lost: what waits to be sent is dropped.
+        for task in transientTasks { task.cancel() }
+        for task in transientTasks { await task.value }
+        transientTasks = []
         if isWorking { await withCheckedContinuation { idleWaiters.append($0) } }
         broadcaster.finish()
         transientBroadcaster.finish()

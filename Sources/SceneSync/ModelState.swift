@@ -10,8 +10,9 @@ public protocol ModelState: Sendable {
     /// The app's update event.
     associatedtype Event: UpdateEvent
     /// What the app announces without keeping it, such as "Ana is typing": see
-    /// ``ModelController/announce(origin:_:)``. Apps with none leave it `Never`.
-    associatedtype Transient: Sendable = Never
+    /// ``ModelController/announce(origin:_:)``. Apps with none leave it `Never`. It is encoded
+    /// only to reach windows on other nodes (see ``SceneSyncCluster``).
+    associatedtype Transient: Codable & Sendable = Never
 
     /// The state of an app that has never recorded anything.
     init()

@@ -29,6 +29,11 @@ public protocol SceneSyncStorage: Sendable {
     /// file belongs to one `scenesync` process.
     func logHeads(app: String) -> AsyncStream<UInt64>?
 
+    /// What the nodes sharing this storage tell each other beyond the log, or `nil` if the storage
+    /// belongs to one process (SQLite): then transient events, app services, connected windows and
+    /// "Open in New Window" requests are this process's alone.
+    var cluster: (any SceneSyncCluster)? { get }
+
     /// Inserts or replaces a scene session.
     func saveSession(_ session: SceneSession) async throws
 

@@ -22,3 +22,5 @@ public struct TransientEnvelope<Event: Sendable>: Sendable {
 }
 
 extension TransientEnvelope: Equatable where Event: Equatable {}
+
+extension TransientEnvelope: Codable where Event: Codable {}

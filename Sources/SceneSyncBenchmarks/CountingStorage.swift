@@ -29,6 +29,7 @@ final class CountingStorage: SceneSyncStorage {
     }
 
     func logHeads(app: String) -> AsyncStream<UInt64>? { base.logHeads(app: app) }
+    var cluster: (any SceneSyncCluster)? { base.cluster }
 
     func saveSession(_ session: SceneSession) async throws {
         try await base.saveSession(session)

@@ -73,6 +73,30 @@ extension PostgresDatabase {
             )
             """,
         ]),
+        // What nodes tell each other beyond the log (see `SceneSyncCluster`). Times are the
+        // database's own clock, so that nodes whose clocks differ agree on them.
+        Migration(version: 2, statements: [
+            // Each node's last sign of life; a node not seen for a while is taken for dead.
+            """
+            CREATE TABLE scenesync_node (
+                node text PRIMARY KEY,
+                seen_at timestamptz NOT NULL
+            )
+            """,
+            // The node a session's window is connected to, if any.
+            "ALTER TABLE scenesync_session ADD COLUMN connected_node text",
+            // "Open in New Window" requests, for the new window to take on whichever node it reaches.
+            """
+            CREATE TABLE scenesync_open_request (
+                scope text NOT NULL,
+                token text NOT NULL,
+                activity bytea NOT NULL,
+                expires_at timestamptz NOT NULL,
+                PRIMARY KEY (scope, token)
+            )
+            """,
+            "CREATE INDEX scenesync_open_request_expiry ON scenesync_open_request (scope, expires_at)",
+        ]),
     ]
 
     /// The key of the transaction-level advisory lock migrations run under: "SceneSyn" in ASCII.

@@ -1,6 +1,7 @@
 public import Logging
 import PostgresNIO
 public import ServiceLifecycle
+import Foundation
 import Synchronization
 
 /// One PostgreSQL database shared by several apps and several nodes (`scenesync` processes).
@@ -27,13 +28,24 @@ public final class PostgresDatabase: Sendable {
         /// How often the log heads of followed apps are read, in case a notification was lost.
         /// Two seconds by default.
         public var headPollInterval: Duration
-        /// The most connections the pool opens, besides the one that listens. 16 by default.
+        /// The most connections the pool opens, besides the one that listens and the one that
+        /// holds leads (see ``PostgresStorage/leadership(of:)``). 16 by default.
         public var maximumConnections: Int
+        /// How long a node may go unseen before the others take it for dead: its windows' sessions
+        /// may be discarded then. Nodes say they live every ``headPollInterval``. Ten seconds by
+        /// default.
+        public var nodeTimeout: Duration
+        /// How long ``PostgresDatabase/start()`` waits for the database to answer before it gives
+        /// up. Fifteen seconds by default.
+        public var startTimeout: Duration
 
         /// Options with the given values.
-        public init(headPollInterval: Duration = .seconds(2), maximumConnections: Int = 16) {
+        public init(headPollInterval: Duration = .seconds(2), maximumConnections: Int = 16, nodeTimeout: Duration = .seconds(10),
+                    startTimeout: Duration = .seconds(15)) {
             self.headPollInterval = headPollInterval
             self.maximumConnections = maximumConnections
+            self.nodeTimeout = nodeTimeout
+            self.startTimeout = startTimeout
         }
     }
 
@@ -43,7 +55,10 @@ public final class PostgresDatabase: Sendable {
     public let options: Options
     let logger: Logger
     let client: PostgresClient
-    private let state = Mutex(State())
+    let state = Mutex(State())
+    /// This database object's own name, in the transient events it sends, to know them when they
+    /// come back.
+    let instance = UUID().uuidString
 
     /// The notification channel commits are announced on, as `"<app> <last sequence>"`.
     static let channel = "scenesync_log"
@@ -73,7 +88,8 @@ public final class PostgresDatabase: Sendable {
     ///     name. The run mark is kept per scope and node, so a node that starts while another runs
     ///     is not told that the last run crashed.
     public func storage(scope: String, node: String) -> PostgresStorage {
-        PostgresStorage(database: self, scope: scope, node: node)
+        state.withLock { _ = $0.nodes.insert(node) }
+        return PostgresStorage(database: self, scope: scope, node: node)
     }
 
     // MARK: - Lifecycle
@@ -85,8 +101,9 @@ public final class PostgresDatabase: Sendable {
     /// the log heads are read every ``Options/headPollInterval`` meanwhile). Calls after the first
     /// wait for the first to finish, and throw what it threw.
     ///
-    /// - Throws: if the schema cannot be migrated (the database is then closed), or
-    ///   ``PostgresStorageError/closed`` after ``close()``.
+    /// - Throws: if the database does not answer within ``Options/startTimeout`` or the schema
+    ///   cannot be migrated (the database is then closed), or ``PostgresStorageError/closed``
+    ///   after ``close()``.
     public func start() async throws {
         let startUp = try state.withLock { state -> Task<Void, any Error> in
             guard state.phase != .closed else { throw PostgresStorageError.closed }
@@ -104,7 +121,7 @@ public final class PostgresDatabase: Sendable {
 
     private func startUp() async throws {
         do {
-            try await migrate()
+            try await withTimeout(options.startTimeout, operation: "connect") { try await self.migrate() }
         } catch {
             await close()
             throw PostgresStorageError.wrap(error, operation: "migrate the schema")
@@ -118,6 +135,11 @@ public final class PostgresDatabase: Sendable {
             return true
         }
         guard running else { throw PostgresStorageError.closed }
+        do {
+            try await beat()
+        } catch {
+            logger.debug("Could not say that this node lives", metadata: ["error": "\(PostgresStorageError.describe(error).message)"])
+        }
         for await _ in ready {}
         logger.info("Opened PostgreSQL storage", metadata: ["url": "\(url)"])
     }
@@ -125,20 +147,26 @@ public final class PostgresDatabase: Sendable {
     /// Stops listening, ends every ``PostgresStorage/logHeads(app:)`` stream, and closes the
     /// connections. Storages of this database fail with ``PostgresStorageError/closed`` after.
     public func close() async {
-        let (tasks, followers, clientTask) = state.withLock { state in
+        let (tasks, followers, transientFollowers, leaders, clientTask) = state.withLock { state in
             state.phase = .closed
             defer {
                 state.listenerTask = nil
                 state.pollTask = nil
+                state.leadTask = nil
                 state.clientTask = nil
                 state.followers = [:]
+                state.transientFollowers = [:]
+                state.leaders = [:]
             }
-            return ([state.listenerTask, state.pollTask].compactMap { $0 }, Array(state.followers.values), state.clientTask)
+            return ([state.listenerTask, state.pollTask, state.leadTask].compactMap { $0 }, Array(state.followers.values),
+                    Array(state.transientFollowers.values), Array(state.leaders.values), state.clientTask)
         }
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
         // Outside the lock: finishing runs each stream's termination handler, which takes it.
         for follower in followers { follower.continuation.finish() }
+        for follower in transientFollowers { follower.continuation.finish() }
+        for leader in leaders { leader.continuation.finish() }
         clientTask?.cancel()
         await clientTask?.value
     }
@@ -162,17 +190,31 @@ public final class PostgresDatabase: Sendable {
 
     /// A stream of `app`'s log head: see ``PostgresStorage/logHeads(app:)``.
     func follow(app: String) -> AsyncStream<UInt64> {
-        let (stream, continuation) = AsyncStream.makeStream(of: UInt64.self, bufferingPolicy: .bufferingNewest(1))
+        registeredStream(bufferingNewest: 1) { state, id, continuation in
+            state.followers[id] = Follower(app: app, continuation: continuation)
+        } unregister: { state, id in
+            state.followers[id] = nil
+        }
+    }
+
+    /// A stream registered in the state under a new id while the database is not closed (finished
+    /// at once if it is), and unregistered when it terminates.
+    func registeredStream<Element>(
+        bufferingNewest limit: Int,
+        register: (inout State, Int, AsyncStream<Element>.Continuation) -> Void,
+        unregister: @escaping @Sendable (inout State, Int) -> Void
+    ) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .bufferingNewest(limit))
         let id = state.withLock { state in
             state.nextFollowerID += 1
             return state.nextFollowerID
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.followers.removeValue(forKey: id) }
+            self?.state.withLock { unregister(&$0, id) }
         }
         let registered = state.withLock { state -> Bool in
             guard state.phase != .closed else { return false }
-            state.followers[id] = Follower(app: app, continuation: continuation)
+            register(&state, id, continuation)
             return true
         }
         if !registered { continuation.finish() }
@@ -220,9 +262,9 @@ public final class PostgresDatabase: Sendable {
         deliver([String(payload[..<space]): head])
     }
 
-    /// Listens on one dedicated connection until cancelled, reconnecting with backoff; after each
-    /// (re)connection, once listening, reads the followed apps' heads to catch up on what was
-    /// missed. Finishes `ready` once listening or after the first failure.
+    /// Listens for commits and transient events on one dedicated connection until cancelled,
+    /// reconnecting with backoff; after each (re)connection, once listening, reads the followed
+    /// apps' heads to catch up on what was missed. Finishes `ready` once listening or after the first failure.
     private func listen(ready: AsyncStream<Void>.Continuation) async {
         defer { ready.finish() }
         var delay = Self.firstRetryDelay
@@ -234,7 +276,14 @@ public final class PostgresDatabase: Sendable {
                 let connection = try await PostgresConnection.connect(
                     configuration: try url.connectionConfiguration(), id: attempt, logger: logger)
                 let outcome: Result<Void, any Error>
+                var hearingTransients: Task<Void, any Error>?
                 do {
+                    // Transient events are heard on the same connection, on a channel of their own.
+                    hearingTransients = Task {
+                        try await connection.listen(on: Self.transientChannel) { notifications in
+                            for try await notification in notifications { heardTransient(notification.payload) }
+                        }
+                    }
                     try await connection.listen(on: Self.channel) { notifications in
                         if outage {
                             logger.info("Listening for other nodes' commits again")
@@ -256,6 +305,7 @@ public final class PostgresDatabase: Sendable {
                 } catch {
                     outcome = .failure(error)
                 }
+                hearingTransients?.cancel()
                 try? await connection.close()
                 try outcome.get()
                 if Task.isCancelled { break }
@@ -278,8 +328,8 @@ public final class PostgresDatabase: Sendable {
         }
     }
 
-    /// Reads the followed apps' heads every ``Options/headPollInterval`` until cancelled, in case
-    /// a notification was lost.
+    /// Says that this database's nodes live, and reads the followed apps' heads (in case a
+    /// notification was lost), every ``Options/headPollInterval`` until cancelled.
     private func poll() async {
         while !Task.isCancelled {
             do {
@@ -288,6 +338,7 @@ public final class PostgresDatabase: Sendable {
                 return
             }
             do {
+                try await beat()
                 deliver(try await readFollowedHeads())
             } catch {
                 if Task.isCancelled { return }
@@ -298,7 +349,7 @@ public final class PostgresDatabase: Sendable {
 
     // MARK: - State
 
-    private struct State: Sendable {
+    struct State: Sendable {
         enum Phase: Sendable { case idle, starting, running, closed }
 
         var phase = Phase.idle
@@ -308,9 +359,17 @@ public final class PostgresDatabase: Sendable {
         var pollTask: Task<Void, Never>?
         var followers: [Int: Follower] = [:]
         var nextFollowerID = 0
+        /// The nodes this database's storages speak for.
+        var nodes: Set<String> = []
+        var transientFollowers: [Int: TransientFollower] = [:]
+        var leaders: [Int: Leader] = [:]
+        /// The task that holds leads on a connection of its own, once a lead is asked for.
+        var leadTask: Task<Void, Never>?
+        /// Wakes ``leadTask`` when a lead is asked for or let go.
+        var leadNudges: AsyncStream<Void>.Continuation?
     }
 
-    private struct Follower: Sendable {
+    struct Follower: Sendable {
         let app: String
         let continuation: AsyncStream<UInt64>.Continuation
         var lastDelivered: UInt64?

@@ -26,7 +26,7 @@ public final class PostgresStorage: SceneSyncStorage {
         self.node = node
     }
 
-    private var logger: Logger { database.logger }
+    var logger: Logger { database.logger }
 
     // MARK: - Models
 
@@ -237,7 +237,7 @@ public final class PostgresStorage: SceneSyncStorage {
     }
 
     /// Runs a statement that returns no rows.
-    private func execute(_ operation: String, _ query: PostgresQuery) async throws {
+    func execute(_ operation: String, _ query: PostgresQuery) async throws {
         try await database.perform(operation) { client in
             for try await _ in try await client.query(query, logger: logger) {}
         }
@@ -355,6 +355,7 @@ public final class PostgresStorage: SceneSyncStorage {
 
     /// Records whether an application runs on this storage's scope and node, and returns what
     /// was recorded before for them, in one transaction that reads the old mark under its lock.
+    /// No window is connected to this node then: sessions it marked connected are marked not.
     public func setRunning(_ running: Bool) async throws -> Bool {
         var key = PostgresBindings()
         key.append(scope)
@@ -372,6 +373,10 @@ public final class PostgresStorage: SceneSyncStorage {
                     INSERT INTO scenesync_run (scope, node, running) VALUES ($1, $2, $3)
                     ON CONFLICT (scope, node) DO UPDATE SET running = excluded.running
                     """, binds: mark), logger: logger)
+                // Whether it starts or stops, no window is connected to this node's application.
+                try await connection.query(PostgresQuery(unsafeSQL: """
+                    UPDATE scenesync_session SET connected_node = NULL WHERE scope = $1 AND connected_node = $2
+                    """, binds: key), logger: logger)
                 return previous
             }
         }

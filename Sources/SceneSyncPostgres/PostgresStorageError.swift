@@ -12,6 +12,8 @@ public enum PostgresStorageError: Error, Sendable, Equatable, CustomStringConver
     case appNameTooLong(bytes: Int, limit: Int)
     /// A sequence number does not fit PostgreSQL's `bigint`.
     case sequenceOutOfRange(UInt64)
+    /// A transient event, with its app's name, is longer than a notification to other nodes may be.
+    case transientTooLarge(bytes: Int, limit: Int)
     /// PostgreSQL refused a request or could not be reached: what was being done, the SQLSTATE if
     /// the server sent one, and what went wrong. Never holds the password.
     case database(operation: String, sqlState: String?, message: String)
@@ -26,6 +28,8 @@ public enum PostgresStorageError: Error, Sendable, Equatable, CustomStringConver
             "An app name of \(bytes) bytes is longer than the \(limit) PostgreSQL storage allows."
         case let .sequenceOutOfRange(sequence):
             "The sequence number \(sequence) does not fit PostgreSQL's bigint."
+        case let .transientTooLarge(bytes, limit):
+            "A transient event of \(bytes) bytes is longer than the \(limit) a notification to other nodes may carry."
         case let .database(operation, sqlState?, message):
             "PostgreSQL could not \(operation): \(message) (SQLSTATE \(sqlState))"
         case let .database(operation, nil, message):

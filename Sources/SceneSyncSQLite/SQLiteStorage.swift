@@ -159,6 +159,9 @@ public final class SQLiteStorage: SceneSyncStorage {
     /// its own is refused.
     public func logHeads(app: String) -> AsyncStream<UInt64>? { nil }
 
+    /// `nil`: a SQLite file belongs to one `scenesync` process.
+    public var cluster: (any SceneSyncCluster)? { nil }
+
     // MARK: - Sessions and drafts
 
     public func saveSession(_ session: SceneSession) async throws {

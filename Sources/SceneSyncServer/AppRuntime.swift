@@ -18,7 +18,9 @@ final class AppRuntime {
     private var pendingDiscards: [SceneSession.ID: Task<Void, Never>] = [:]
     /// Sessions of windows that said they were closing and closed while the server shut down.
     private var closedWhileShuttingDown: Set<SceneSession.ID> = []
+    /// "Open in New Window" requests, when the storage has no cluster to keep them in.
     private var openRequests: OpenRequests
+    private let openRequestLifetime: Duration
     private var isShuttingDown = false
     /// Waiting for every connection to close and flush, during a shutdown.
     private var drainWaiters: [CheckedContinuation<Void, Never>] = []
@@ -30,6 +32,7 @@ final class AppRuntime {
         self.application = application
         self.settings = settings
         self.openRequests = OpenRequests(lifetime: openRequestLifetime)
+        self.openRequestLifetime = openRequestLifetime
         self.logger = logger
     }
 
@@ -140,15 +143,35 @@ final class AppRuntime {
 
     // MARK: - Open in New Window
 
-    /// Keeps `activity` for the window about to open, and returns the URL that window loads.
-    func openURL(for activity: SceneActivity) -> String {
-        let token = openRequests.insert(activity)
+    /// Keeps `activity` for the window about to open, and returns the URL that window loads; `nil`
+    /// if it could not be kept. On a storage shared by nodes it is kept in the storage, for the
+    /// new window to find on whichever node it reaches.
+    func openURL(for activity: SceneActivity) async -> String? {
+        let token: String
+        if let cluster = application.storage.cluster {
+            token = SceneSession.ID().rawValue
+            do {
+                try await cluster.keepOpenRequest(activity, token: token, lifetime: openRequestLifetime)
+            } catch {
+                logger.error("Could not keep an Open in New Window request", metadata: ["error": "\(error)"])
+                return nil
+            }
+        } else {
+            token = openRequests.insert(activity)
+        }
         return "/\(app.name)?open=\(token)"
     }
 
     /// The activity a new window was opened for; each token works once.
-    func takeOpenRequest(_ token: String) -> SceneActivity? {
-        openRequests.take(token)
+    func takeOpenRequest(_ token: String) async -> SceneActivity? {
+        guard let cluster = application.storage.cluster else { return openRequests.take(token) }
+        do {
+            return try await cluster.takeOpenRequest(token: token)
+        } catch {
+            logger.error("Could not read an Open in New Window request; the window opens without it",
+                         metadata: ["error": "\(error)"])
+            return nil
+        }
     }
 
     // MARK: - Shutdown

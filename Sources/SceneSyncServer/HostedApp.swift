@@ -80,7 +80,10 @@ public struct HostedApp: Sendable {
         /// Long-running work of the app, such as a timer, run in the server's service group: they
         /// start with the server, and are told to shut down gracefully after every window was told
         /// and before HTTP stops. One that ends early ends alone; one that fails shuts the server
-        /// down gracefully.
+        /// down gracefully. On a storage shared by nodes they run on one node at a time, the
+        /// app's leader, and start on another node when it stops or dies (see
+        /// ``SceneSync/SceneSyncCluster/leadership(of:)``): what they do must stay safe to do
+        /// twice, as an intent the model controller refuses the second time is.
         public var services: [any Service]
         /// The app's widget summary, served at `/<name>/widget.json` (with an `ETag`) and followed
         /// live at `/<name>/widget/events` (Server-Sent Events); `nil` for an app without one.

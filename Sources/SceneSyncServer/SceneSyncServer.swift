@@ -144,7 +144,8 @@ public final class SceneSyncServer: Service, Sendable {
                 logger: logger)
             // Graceful shutdown runs from the last service to the first: windows, then the apps'
             // services, then HTTP, so every window is told before its socket closes.
-            let appServices = (parts.flatMap(\.parts.services) + widgets.values.map { $0 as any Service }).map {
+            let appServices = (parts.flatMap { leading($0.parts.services, of: $0.app, runtimes: runtimes) }
+                + widgets.values.map { $0 as any Service }).map {
                 ServiceGroupConfiguration.ServiceConfiguration(
                     service: $0, successTerminationBehavior: .ignore, failureTerminationBehavior: .gracefullyShutdownGroup)
             }
@@ -168,6 +169,14 @@ public final class SceneSyncServer: Service, Sendable {
     }
 
     // MARK: - Internal
+
+    /// An app's services as they run: on a storage shared by nodes, on one node at a time.
+    private func leading(_ services: [any Service], of app: HostedApp, runtimes: [String: AppRuntime]) -> [any Service] {
+        guard !services.isEmpty, let runtime = runtimes[app.name], let cluster = runtime.application.storage.cluster else {
+            return services
+        }
+        return [LeadingServices(role: "services:\(app.name)", services: services, cluster: cluster, logger: runtime.logger)]
+    }
 
     /// The bound port, or the configured one before binding.
     var boundPort: Int { state.withLock { $0.port } ?? configuration.port }

@@ -14,6 +14,7 @@ extension WindowConnection {
         static let refused = "refused"
         static let connectFailed = "connectFailed"
         static let tooManySessions = "tooManySessions"
+        static let openFailed = "openFailed"
     }
 
     /// Handles one message from the window, in the order they arrive.
@@ -92,7 +93,8 @@ extension WindowConnection {
             return
         }
         phase = .connecting
-        let activity = hello.open.flatMap { runtime.takeOpenRequest($0) }
+        var activity: SceneActivity?
+        if let token = hello.open { activity = await runtime.takeOpenRequest(token) }
         let requested = hello.session.flatMap(SceneSession.ID.init)
         if let requested { runtime.cancelDiscard(of: requested) }
         let scene: Scene

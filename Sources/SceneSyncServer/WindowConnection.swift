@@ -105,7 +105,12 @@ final class WindowConnection: WindowOutlet {
     }
 
     func openWindow(with activity: SceneActivity) {
-        send(.open(url: runtime.openURL(for: activity)))
+        Task {
+            guard let url = await runtime.openURL(for: activity) else {
+                return send(.error(ref: nil, code: ErrorCode.openFailed, message: "The new window could not be opened. Try again."))
+            }
+            send(.open(url: url))
+        }
     }
 
     // MARK: - Lifecycle

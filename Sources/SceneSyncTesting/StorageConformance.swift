@@ -73,6 +73,18 @@ public enum StorageConformance {
         /// On a storage shared by nodes, a node's run mark is its own: a second node starting is
         /// not told that the first one crashed.
         case keepsARunMarkPerNode
+        /// Transient events announced on one node reach the other node's model controller, with
+        /// their origin, and never come back to the node that sent them; a storage of one process
+        /// says it has no other nodes (``SceneSync/SceneSyncStorage/cluster`` is `nil`).
+        case relaysTransientEventsToOtherNodes
+        /// Of two nodes asking for one lead, one holds it; when it lets go, the other takes it.
+        case givesALeadToOneNodeAtATime
+        /// A window connected to one node is in use for the other, until it disconnects or its
+        /// node starts again.
+        case knowsWhichWindowsAreConnectedElsewhere
+        /// An "Open in New Window" request kept on one node is taken once on another, not after
+        /// it expired, and not by another app.
+        case keepsOpenRequestsForEveryNode
 
         public var testDescription: String { rawValue }
     }
@@ -105,6 +117,15 @@ public enum StorageConformance {
         case .discardsSessionsAndTheirDrafts: try await discardsSessionsAndTheirDrafts(try await make())
         case .remembersWhetherItWasRunning: try await remembersWhetherItWasRunning(try await make())
         case .keepsARunMarkPerNode: try await keepsARunMarkPerNode(try await make(), try await database.open(app, "node-b"))
+        case .relaysTransientEventsToOtherNodes:
+            try await relaysTransientEventsToOtherNodes(try await make(), try await database.open(app, "node-b"))
+        case .givesALeadToOneNodeAtATime:
+            try await givesALeadToOneNodeAtATime(try await make(), try await database.open(app, "node-b"))
+        case .knowsWhichWindowsAreConnectedElsewhere:
+            try await knowsWhichWindowsAreConnectedElsewhere(try await make(), try await database.open(app, "node-b"))
+        case .keepsOpenRequestsForEveryNode:
+            try await keepsOpenRequestsForEveryNode(
+                try await make(), try await database.open(app, "node-b"), otherApp: try await database.open("other", "node-b"))
         }
     }
 
@@ -381,6 +402,7 @@ public enum StorageConformance {
 /// The smallest model a conformance check opens a model controller on.
 struct Counter: ModelState {
     enum Event: UpdateEvent { case added }
+    enum Transient: Codable, Equatable, Sendable { case waved(Int) }
     var count = 0
     init() {}
     init(records: RecordSet) throws {}

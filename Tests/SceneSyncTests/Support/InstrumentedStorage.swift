@@ -54,6 +54,7 @@ final class InstrumentedStorage: SceneSyncStorage {
         try await base.events(app: app, after: sequence, limit: limit)
     }
     func logHeads(app: String) -> AsyncStream<UInt64>? { base.logHeads(app: app) }
+    var cluster: (any SceneSyncCluster)? { base.cluster }
 
     func saveSession(_ session: SceneSession) async throws { try await base.saveSession(session) }
     func session(id: SceneSession.ID) async throws -> SceneSession? { try await base.session(id: id) }

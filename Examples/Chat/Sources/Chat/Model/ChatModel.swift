@@ -91,7 +91,7 @@ public struct ReadMark: Codable, Sendable, Equatable {
 }
 
 /// What Chat announces without keeping it.
-public enum ChatTransient: Sendable, Equatable {
+public enum ChatTransient: Codable, Sendable, Equatable {
     /// `person` is typing in `conversation`.
     case typing(conversation: UUID, person: UUID)
     /// `person` stopped typing in `conversation` (cleared what they typed).

@@ -1,0 +1,56 @@
+public import Foundation
+
+/// What the nodes (`scenesync` processes) sharing one storage tell each other, beyond the log:
+/// transient events, which node runs an app's services, which windows are connected where, and
+/// "Open in New Window" requests that another node may have to answer.
+///
+/// A storage shared by several nodes gives one through ``SceneSyncStorage/cluster``; a storage
+/// that belongs to one process (SQLite) gives `nil`, and SceneSync then does all of this in the
+/// process's memory.
+///
+/// A cluster speaks for one node and one scope (the hosting app whose sessions its storage keeps).
+public protocol SceneSyncCluster: Sendable {
+    /// This node's name among the nodes sharing the storage.
+    var node: String { get }
+
+    /// Sends a transient event, encoded, to the model controllers of `app` on the other nodes.
+    /// Nothing is stored: a node not listening now misses it.
+    ///
+    /// - Throws: if the event could not be sent, such as when it is too large for the transport.
+    func sendTransient(_ payload: Data, app: String) async throws
+
+    /// The transient events of `app` that other nodes send from now on, encoded, in the order
+    /// each node sent them; never this node's own. The stream ends when the storage closes or
+    /// when its iterating task is cancelled.
+    func transients(app: String) -> AsyncStream<Data>
+
+    /// Whether this node holds the lead of `role` (such as `"services:restaurant"`): at most one
+    /// node holds a role at a time, and when it stops or loses the database another takes over.
+    ///
+    /// The stream yields `true` when this node takes the lead and `false` when it loses it; its
+    /// first value may take a while (another node leads). The lead is let go when the iterating
+    /// task is cancelled or the storage closes, and the stream ends then.
+    ///
+    /// A node that loses the database may learn that it lost the lead only a few seconds after
+    /// another node took it: work done as a leader must stay safe to do twice, such as an intent
+    /// its model controller refuses the second time.
+    func leadership(of role: String) -> AsyncStream<Bool>
+
+    /// Records that the window of session `id` is connected to this node now (`true`), or no
+    /// longer (`false`; a session connected to another node since is left as it is).
+    func setConnected(_ connected: Bool, session id: SceneSession.ID) async throws
+
+    /// The sessions whose windows are connected to other nodes that are alive now: none of them
+    /// may be discarded to make room, whatever this node sees.
+    func sessionsConnectedElsewhere() async throws -> Set<SceneSession.ID>
+
+    /// How many sessions the scope keeps, whichever node saved them.
+    func sessionCount() async throws -> Int
+
+    /// Keeps `activity` under `token` for `lifetime`, for the window opened with it to take on
+    /// whichever node it connects to. The oldest requests are dropped beyond a bound.
+    func keepOpenRequest(_ activity: SceneActivity, token: String, lifetime: Duration) async throws
+
+    /// The activity kept under `token`, once, if it has not expired: the token is spent either way.
+    func takeOpenRequest(token: String) async throws -> SceneActivity?
+}
