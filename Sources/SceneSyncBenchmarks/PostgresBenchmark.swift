@@ -8,8 +8,9 @@ import SceneSyncPostgres
 
 /// `scenesync-bench postgres`: durable intents per second on PostgreSQL, through LootLogger's item
 /// store on one node and spread over several, beside raw batched inserts of the same rows through
-/// postgres-nio in the same run; and how long an edit committed on one node takes to reach the
-/// subscribers of another.
+/// postgres-nio in the same run; how long an edit committed on one node takes to reach the
+/// subscribers of another; and how long a tap in a window on one real node takes to reach the
+/// windows on another.
 struct PostgresBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "postgres",
@@ -47,6 +48,15 @@ struct PostgresBenchmark: AsyncParsableCommand {
 
     @Option(help: "Edits timed per subscriber count in the cross-node delivery figure.")
     var edits = 300
+
+    @Option(help: "Window counts on node B for the figure with real nodes and windows, comma-separated (0 to skip it).")
+    var windows = CountList([10, 1_000])
+
+    @Option(help: "Timed Add taps per window count in the figure with real nodes and windows.")
+    var windowRounds = 100
+
+    @Option(name: .customLong("server"), help: "The scenesync executable for the figure with real nodes (default: the one next to this executable).")
+    var serverExecutable: String?
 
     func run() async throws {
         let text = database ?? ProcessInfo.processInfo.environment["SCENESYNC_BENCH_POSTGRES_URL"]
@@ -101,6 +111,28 @@ struct PostgresBenchmark: AsyncParsableCommand {
             print("| \(count) | \(edits) | \(format(latency.p50.milliseconds, 2)) | \(format(latency.p99.milliseconds, 2)) | "
                   + "\(format(latency.max.milliseconds, 2)) |")
         }
+        #if os(Linux)
+        let windowCounts = windows.counts.filter { $0 > 0 }
+        if !windowCounts.isEmpty {
+            let executable = try await WindowsServerProcess.locate(explicit: serverExecutable)
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("scenesync-bench-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            print("\nReal nodes: a tap of Add in a LootLogger window on node A, until every window on node B has the patch")
+            print("(two scenesync processes on one database, raw WebSocket windows, \(windowRounds) taps after 5 untimed)")
+            print("| windows on B | taps | p50 ms | p99 ms | max ms |")
+            print("|---:|---:|---:|---:|---:|")
+            for count in windowCounts {
+                progress("a window on node A, \(count) windows on node B, \(windowRounds) taps")
+                let (latency, problems) = try await server.withFreshDatabase { url in
+                    try await PostgresWindowsAcrossNodes(url: url, executable: executable, scratch: scratch, rounds: windowRounds,
+                                                         warmup: 5, interval: .milliseconds(25)).run(windows: count)
+                }
+                print("| \(count) | \(windowRounds) | \(format(latency.p50.milliseconds, 2)) | \(format(latency.p99.milliseconds, 2)) | "
+                      + "\(format(latency.max.milliseconds, 2)) |")
+                for problem in problems { print("  note: \(problem)") }
+            }
+        }
+        #endif
         print("load average at end: \(ProcessCPU.loadAverage().map { String(describing: $0) } ?? "unknown")")
     }
 

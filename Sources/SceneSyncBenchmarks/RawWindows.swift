@@ -26,6 +26,7 @@ struct RawWindows {
     /// `hello` gives window `index` its hello frame (a new, visible, focused window's by default).
     static func measure<Result: Sendable>(
         _ count: Int, port: Int, app: String, batch: Int, thread name: String,
+        portOf: @escaping @Sendable (Int) -> Int? = { _ in nil },
         hello: @escaping @Sendable (Int) -> [UInt8] = { _ in WindowsWebSocketFraming.hello },
         _ measure: @escaping @Sendable (inout RawWindows, Duration) throws -> Result
     ) async throws -> Result {
@@ -36,7 +37,7 @@ struct RawWindows {
                     var windows = RawWindows()
                     defer { windows.closeAll() }
                     let start = clock.now
-                    try windows.open(count, port: port, app: app, batch: batch, clock: clock, hello: hello)
+                    try windows.open(count, port: port, app: app, batch: batch, clock: clock, portOf: portOf, hello: hello)
                     return try measure(&windows, start.duration(to: clock.now))
                 })
             }
@@ -45,14 +46,17 @@ struct RawWindows {
         }
     }
 
-    /// Opens `count` windows of `app`, `batch` at a time, each waiting for its first render.
+    /// Opens `count` windows of `app`, `batch` at a time, each waiting for its first render. Window
+    /// `index` connects to `portOf(index)` if it gives one (another node), else to `port`.
     mutating func open(
-        _ count: Int, port: Int, app: String, batch: Int, clock: ContinuousClock,
+        _ count: Int, port defaultPort: Int, app: String, batch: Int, clock: ContinuousClock,
+        portOf: (Int) -> Int? = { _ in nil },
         hello: (Int) -> [UInt8] = { _ in WindowsWebSocketFraming.hello }
     ) throws {
         while windows.count < count {
             let size = min(batch, count - windows.count)
             for _ in 0..<size {
+                let port = portOf(windows.count) ?? defaultPort
                 let descriptor = try WindowsPOSIX.connect(port: port)
                 windows.append(Window(descriptor: descriptor, hello: hello(windows.count)))
                 try WindowsPOSIX.write(WindowsWebSocketFraming.upgradeRequest(port: port, app: app), to: descriptor)

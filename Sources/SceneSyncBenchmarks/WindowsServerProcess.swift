@@ -42,11 +42,13 @@ final class WindowsServerProcess {
     /// Runs the server on `dataDirectory` for the length of `body`, then stops it with SIGTERM,
     /// whether `body` succeeds or throws. What the server logged at `error` level, and any trouble
     /// stopping it, go to `problems`: they qualify the figures rather than void them.
+    /// `arguments` and `environment` are added to the server's own.
     static func with<T>(
-        executable: String, dataDirectory: URL, log: URL, problems: inout [String],
-        _ body: (WindowsServerProcess) async throws -> T
+        executable: String, dataDirectory: URL, log: URL, arguments: [String] = [], environment: [String: String] = [:],
+        problems: inout [String], _ body: (WindowsServerProcess) async throws -> T
     ) async throws -> T {
-        let server = try await start(executable: executable, dataDirectory: dataDirectory, log: log)
+        let server = try await start(executable: executable, dataDirectory: dataDirectory, log: log,
+                                     arguments: arguments, environment: environment)
         let result: T
         do {
             result = try await body(server)
@@ -61,7 +63,9 @@ final class WindowsServerProcess {
         return result
     }
 
-    private static func start(executable: String, dataDirectory: URL, log: URL) async throws -> WindowsServerProcess {
+    private static func start(
+        executable: String, dataDirectory: URL, log: URL, arguments: [String], environment: [String: String]
+    ) async throws -> WindowsServerProcess {
         let port = try WindowsPOSIX.freePort()
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         // The log goes to a file, not a pipe: a pipe nobody reads would fill up and stall the server.
@@ -69,7 +73,8 @@ final class WindowsServerProcess {
         let output = try FileHandle(forWritingTo: log)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--port", String(port), "--data-dir", dataDirectory.path]
+        process.arguments = ["--port", String(port), "--data-dir", dataDirectory.path] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output
         process.standardError = output

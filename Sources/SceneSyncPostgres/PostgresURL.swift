@@ -145,9 +145,15 @@ public struct PostgresURL: Sendable, Hashable, CustomStringConvertible, CustomDe
     }
 
     /// The URL with the password written `***`.
-    public var description: String {
+    public var description: String { text(password: password.map { _ in "***" }) }
+
+    /// The URL with its password, as ``init(_:)`` reads it: for handing the database to a child
+    /// process through its environment (`SCENESYNC_DATABASE_URL`), never for a log or a command line.
+    public var stringWithPassword: String { text(password: password.map(Self.encode)) }
+
+    private func text(password: String?) -> String {
         var text = "postgres://" + Self.encode(user)
-        if password != nil { text += ":***" }
+        if let password { text += ":" + password }
         text += "@" + (host.contains(":") ? "[\(host)]" : host) + ":\(port)/" + Self.encode(database)
         if sslMode != .disable { text += "?sslmode=\(sslMode.rawValue)" }
         return text

@@ -54,6 +54,14 @@ import Testing
         }
     }
 
+    @Test func readsBackWhatItWritesWithThePassword() throws {
+        for text in ["postgres://alice:s3cr%40t%3A%2F@db.example.com:6543/scene%20sync?sslmode=require",
+                     "postgres://bob@[::1]:5432/scenesync"] {
+            let url = try PostgresURL(text)
+            #expect(try PostgresURL(url.stringWithPassword) == url, "\(url)")
+        }
+    }
+
     static let badURLs: [(String, PostgresURLError)] = [
         ("mysql://u:s3cret@h/d", .badScheme("mysql")),
         ("u:s3cret@h/d", .badScheme(nil)),
