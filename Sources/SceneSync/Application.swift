@@ -170,7 +170,14 @@ public final class Application {
         session.configurationName = configuration.name
         session.lastSeenAt = Date()
         try await storage.saveSession(session)
-        try await storage.cluster?.setConnected(true, session: session.id)
+        if let cluster = storage.cluster {
+            do {
+                try await cluster.setConnected(true, session: session.id)
+            } catch {
+                // The window works without it; only another node making room might not spare it.
+                logger.warning("Could not record that a window connected", metadata: ["scene.id": "\(session.id)", "error": "\(error)"])
+            }
+        }
         if isNew { storedSessionCount += 1 }
         if let client { attribute(session.id, to: client) }
         let drafts = try await storage.drafts(session: session.id)

@@ -25,6 +25,25 @@ public enum VisibleText {
         return String(scalars[first...last])
     }
 
+    /// `text` safe to print on a terminal: every control character (C0, DEL and C1; ESC begins the
+    /// sequences that retitle, clear or rewrite a terminal) and every bidirectional control (which
+    /// reorders what follows it) is written as its code point, `\u{1B}`; the rest is kept.
+    ///
+    /// ```swift
+    /// VisibleText.escapedForTerminal("\u{1B}]0;PWNED\u{07}")   // "\\u{1B}]0;PWNED\\u{7}"
+    /// ```
+    public static func escapedForTerminal(_ text: String) -> String {
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if scalar.properties.generalCategory == .control || scalar.properties.isBidiControl {
+                escaped.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+            } else {
+                escaped.append(scalar)
+            }
+        }
+        return String(escaped)
+    }
+
     /// Whether a code point draws nothing by itself: white space, a control or format character,
     /// a default-ignorable code point (joiners, fillers, variation selectors), a lone surrogate,
     /// or a blank glyph such as the Hangul filler or the empty Braille pattern.

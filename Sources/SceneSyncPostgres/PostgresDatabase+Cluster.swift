@@ -132,7 +132,11 @@ extension PostgresDatabase {
                     configuration: try url.connectionConfiguration(), id: attempt, logger: logger)
                 do {
                     while !Task.isCancelled {
-                        held = try await withTimeout(Self.leadRoundTimeout, operation: "hold leads") { [held] in
+                        // postgres-nio's queries do not end when cancelled: a round that takes too long closes
+                        // the connection, which fails them.
+                        held = try await withTimeout(Self.leadRoundTimeout, operation: "hold leads", onTimeout: {
+                            try? await connection.close()
+                        }) { [held] in
                             try await self.settleLeads(on: connection, held: held)
                         }
                         delay = Self.firstRetryDelay
@@ -203,12 +207,14 @@ extension PostgresDatabase {
 
     /// Returns after `duration`, or at the next nudge, or when the task is cancelled.
     private func wait(for duration: Duration, orNext nudge: inout AsyncStream<Void>.Iterator) async {
-        let timer = Task { try? await Task.sleep(for: duration) }
         let stream = state.withLock { $0.leadNudges }
-        let waking = Task { await timer.value; stream?.yield() }
+        // Nudges only once the time is up, so that a wait ended by a nudge leaves none behind.
+        let timer = Task {
+            guard (try? await Task.sleep(for: duration)) != nil else { return }
+            stream?.yield()
+        }
         _ = await nudge.next()
         timer.cancel()
-        waking.cancel()
     }
 
     struct Leader: Sendable {
@@ -220,14 +226,18 @@ extension PostgresDatabase {
 }
 
 /// Runs `body`, or throws ``PostgresStorageError/database(operation:sqlState:message:)`` naming
-/// `operation` once `timeout` has passed without it returning (and cancels it).
+/// `operation` once `timeout` has passed without it returning. Then `body` is cancelled and
+/// `onTimeout` runs: it must make `body` end (such as by closing its connection), for this waits
+/// for `body` to end before it throws.
 func withTimeout<Value: Sendable>(
-    _ timeout: Duration, operation: String, _ body: @escaping @Sendable () async throws -> Value
+    _ timeout: Duration, operation: String, onTimeout: @escaping @Sendable () async -> Void,
+    _ body: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
     try await withThrowingTaskGroup(of: Value?.self) { group in
         group.addTask { try await body() }
         group.addTask {
             try await Task.sleep(for: timeout)
+            await onTimeout()
             return nil
         }
         defer { group.cancelAll() }

@@ -32,7 +32,8 @@ public final class PostgresDatabase: Sendable {
         /// holds leads (see ``PostgresStorage/leadership(of:)``). 16 by default.
         public var maximumConnections: Int
         /// How long a node may go unseen before the others take it for dead: its windows' sessions
-        /// may be discarded then. Nodes say they live every ``headPollInterval``. Ten seconds by
+        /// may be discarded then. Nodes say they live every ``headPollInterval``; at least three of
+        /// those. Ten seconds by
         /// default.
         public var nodeTimeout: Duration
         /// How long ``PostgresDatabase/start()`` waits for the database to answer before it gives
@@ -44,7 +45,8 @@ public final class PostgresDatabase: Sendable {
                     startTimeout: Duration = .seconds(15)) {
             self.headPollInterval = headPollInterval
             self.maximumConnections = maximumConnections
-            self.nodeTimeout = nodeTimeout
+            // Nodes say they live once a poll: a timeout of fewer polls would take live nodes for dead.
+            self.nodeTimeout = max(nodeTimeout, headPollInterval * 3)
             self.startTimeout = startTimeout
         }
     }
@@ -121,7 +123,10 @@ public final class PostgresDatabase: Sendable {
 
     private func startUp() async throws {
         do {
-            try await withTimeout(options.startTimeout, operation: "connect") { try await self.migrate() }
+            // A pool that cannot connect keeps the migration waiting: stopping the pool ends it.
+            try await withTimeout(options.startTimeout, operation: "connect", onTimeout: {
+                self.state.withLock { $0.clientTask }?.cancel()
+            }) { try await self.migrate() }
         } catch {
             await close()
             throw PostgresStorageError.wrap(error, operation: "migrate the schema")
@@ -166,7 +171,10 @@ public final class PostgresDatabase: Sendable {
         // Outside the lock: finishing runs each stream's termination handler, which takes it.
         for follower in followers { follower.continuation.finish() }
         for follower in transientFollowers { follower.continuation.finish() }
-        for leader in leaders { leader.continuation.finish() }
+        for leader in leaders {
+            if leader.holds { leader.continuation.yield(false) }
+            leader.continuation.finish()
+        }
         clientTask?.cancel()
         await clientTask?.value
     }
@@ -339,6 +347,11 @@ public final class PostgresDatabase: Sendable {
             }
             do {
                 try await beat()
+            } catch {
+                if Task.isCancelled { return }
+                logger.debug("Could not say that this node lives", metadata: ["error": "\(PostgresStorageError.describe(error).message)"])
+            }
+            do {
                 deliver(try await readFollowedHeads())
             } catch {
                 if Task.isCancelled { return }

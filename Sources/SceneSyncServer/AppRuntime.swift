@@ -101,6 +101,9 @@ final class AppRuntime {
             self.pendingDiscards[session] = nil
             guard self.application.connectedScenes[session] == nil else { return }
             do {
+                // A reload may have landed on another node (behind a load balancer): it keeps the session.
+                if let elsewhere = try await self.application.storage.cluster?.sessionsConnectedElsewhere(),
+                   elsewhere.contains(session) { return }
                 try await self.application.discard([session])
             } catch {
                 self.logger.error("Could not discard a closed window's session", metadata: ["scene.id": "\(session)", "error": "\(error)"])
@@ -143,21 +146,24 @@ final class AppRuntime {
 
     // MARK: - Open in New Window
 
+    /// Keeps `activity` in this process for the window about to open, and returns the URL that
+    /// window loads; `nil` on a storage shared by nodes, where ``openURL(for:)`` keeps it.
+    func openURLInMemory(for activity: SceneActivity) -> String? {
+        guard application.storage.cluster == nil else { return nil }
+        return "/\(app.name)?open=\(openRequests.insert(activity))"
+    }
+
     /// Keeps `activity` for the window about to open, and returns the URL that window loads; `nil`
     /// if it could not be kept. On a storage shared by nodes it is kept in the storage, for the
     /// new window to find on whichever node it reaches.
     func openURL(for activity: SceneActivity) async -> String? {
-        let token: String
-        if let cluster = application.storage.cluster {
-            token = SceneSession.ID().rawValue
-            do {
-                try await cluster.keepOpenRequest(activity, token: token, lifetime: openRequestLifetime)
-            } catch {
-                logger.error("Could not keep an Open in New Window request", metadata: ["error": "\(error)"])
-                return nil
-            }
-        } else {
-            token = openRequests.insert(activity)
+        guard let cluster = application.storage.cluster else { return openURLInMemory(for: activity) }
+        let token = SceneSession.ID().rawValue
+        do {
+            try await cluster.keepOpenRequest(activity, token: token, lifetime: openRequestLifetime)
+        } catch {
+            logger.error("Could not keep an Open in New Window request", metadata: ["error": "\(error)"])
+            return nil
         }
         return "/\(app.name)?open=\(token)"
     }

@@ -26,6 +26,8 @@ struct LeadingServices: Service {
         let leadership = cluster.leadership(of: role)
         let following = Task {
             for await leads in leadership { signal.yield(.lead(leads)) }
+            // The stream ends when the storage closes: the lead is gone with it.
+            signal.yield(.lead(false))
         }
         var running: Task<Void, Never>?
         var failure: (any Error)?
@@ -49,7 +51,7 @@ struct LeadingServices: Service {
                     guard let task = running else { continue }
                     logger.warning("This node lost the lead; stopping the app's services", metadata: ["role": "\(role)"])
                     task.cancel()
-                    await task.value
+                    await Self.wait(for: task)
                     running = nil
                 case .lead(true):
                     continue
@@ -65,8 +67,18 @@ struct LeadingServices: Service {
         }
         // Services inherit the graceful shutdown and stop by themselves; the lead goes after them.
         if failure != nil || Task.isCancelled { running?.cancel() }
-        await running?.value
+        if let running { await Self.wait(for: running) }
         following.cancel()
         if let failure { throw failure }
+    }
+
+    /// Waits for the services' task to end; cancelled meanwhile (the service group's shutdown took
+    /// too long), it cancels them.
+    private static func wait(for task: Task<Void, Never>) async {
+        await withTaskCancellationHandler {
+            await task.value
+        } onCancel: {
+            task.cancel()
+        }
     }
 }

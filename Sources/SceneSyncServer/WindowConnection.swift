@@ -105,6 +105,8 @@ final class WindowConnection: WindowOutlet {
     }
 
     func openWindow(with activity: SceneActivity) {
+        // In this process's memory, `open` goes at once, before the action's `ack`.
+        if let url = runtime.openURLInMemory(for: activity) { return send(.open(url: url)) }
         Task {
             guard let url = await runtime.openURL(for: activity) else {
                 return send(.error(ref: nil, code: ErrorCode.openFailed, message: "The new window could not be opened. Try again."))

@@ -62,33 +62,49 @@ struct PostgresClusterTests {
             try await PostgresTestServer.withDatabase(url, options: fast) { databaseB in
                 let databaseA = Database(url: url, logger: PostgresTestServer.logger, options: fast)
                 try await databaseA.start()
-                var onA = databaseA.storage(scope: "app", node: "a").leadership(of: "services:app").makeAsyncIterator()
-                #expect(await onA.next() == true, "node A, alone, leads")
-                let onB = databaseB.storage(scope: "app", node: "b").leadership(of: "services:app")
-                let following = Task {
-                    var iterator = onB.makeAsyncIterator()
-                    return await iterator.next()
-                }
-                try await Task.sleep(for: .seconds(1))
-                // Node A goes away without letting go of its stream: its connection closes.
+                let onA = Leads(a: databaseA.storage(scope: "app", node: "a").leadership(of: "services:app"))
+                #expect(await onA.next()?.leads == true, "node A, alone, leads")
+                let onB = Leads(b: databaseB.storage(scope: "app", node: "b").leadership(of: "services:app"))
+                // Node A stops without letting go of its stream: its database closes.
                 await databaseA.close()
-                let taken = try await withTimeout(.seconds(20)) { await following.value }
-                #expect(taken == true, "node B takes the lead once node A's connection is gone")
+                #expect(await onA.next()?.leads == false, "node A is told it no longer leads")
+                #expect(await onB.next()?.leads == true, "node B takes the lead once node A's connection is gone")
+            }
+        }
+    }
+}
+
+/// What nodes are told of a lead, in order, one value at a time, each waited for at most 20 seconds.
+private final class Leads: Sendable {
+    typealias Told = (node: String, leads: Bool)
+    private let values: AsyncStream<Told?>
+    private let tasks: [Task<Void, Never>]
+    private let continuation: AsyncStream<Told?>.Continuation
+
+    init(a: AsyncStream<Bool>? = nil, b: AsyncStream<Bool>? = nil) {
+        let (values, continuation) = AsyncStream.makeStream(of: Told?.self)
+        self.values = values
+        self.continuation = continuation
+        tasks = [("a", a), ("b", b)].compactMap { node, stream in
+            stream.map { stream in
+                Task {
+                    for await leads in stream { continuation.yield((node, leads)) }
+                }
             }
         }
     }
 
-    private func withTimeout<Value: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async -> Value) async throws -> Value {
-        try await withThrowingTaskGroup(of: Value?.self) { group in
-            group.addTask { await body() }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let value = try await group.next() ?? nil else { throw HostTimeout(waitingFor: "the lead") }
-            return value
+    deinit { tasks.forEach { $0.cancel() } }
+
+    /// The next value; `nil` if none came in time.
+    func next() async -> Told? {
+        let timer = Task { [continuation] in
+            guard (try? await Task.sleep(for: .seconds(20))) != nil else { return }
+            continuation.yield(nil)
         }
+        defer { timer.cancel() }
+        var iterator = values.makeAsyncIterator()
+        return await iterator.next() ?? nil
     }
 }
 

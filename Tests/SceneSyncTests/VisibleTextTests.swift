@@ -20,4 +20,15 @@ struct VisibleTextTests {
         #expect(VisibleText.trimmed("\u{200B} Rusty\u{200D}Spork \u{FEFF}\n") == "Rusty\u{200D}Spork")
         #expect(VisibleText.trimmed("\u{3164}👩‍👩‍👧\u{3164}") == "👩‍👩‍👧")
     }
+
+    @Test func textForATerminalHasItsControlCharactersWrittenOut() {
+        // What would retitle the terminal, ring its bell and clear it.
+        #expect(VisibleText.escapedForTerminal("\u{1B}]0;PWNED\u{07}\u{1B}[2J") == #"\u{1B}]0;PWNED\u{7}\u{1B}[2J"#)
+        // C1 controls (a lone CSI), DEL, and a right-to-left override that would reverse what follows.
+        #expect(VisibleText.escapedForTerminal("a\u{9B}2Jb\u{7F}\u{202E}cba") == #"a\u{9B}2Jb\u{7F}\u{202E}cba"#)
+        // Everything else is kept as it is.
+        for text in ["Rusty Spork", "Crème brûlée", "مرحبا", "👩‍👩‍👧", "$1,000"] {
+            #expect(VisibleText.escapedForTerminal(text) == text)
+        }
+    }
 }

@@ -20,13 +20,18 @@ struct WidgetDisplay {
         self.isTerminal = isTerminal
     }
 
+    /// Draws `summary`. What the server sent is printed with its control characters escaped (see
+    /// ``SceneSync/VisibleText/escapedForTerminal(_:)``): an item named with escape sequences
+    /// cannot retitle, clear or rewrite the user's terminal.
     mutating func draw(_ summary: WidgetSummary, freshness: Freshness, now: Int64) {
         drawings += 1
         let status = Self.status(freshness, now: now)
+        let title = VisibleText.escapedForTerminal(summary.title)
+        let rows = summary.lines.map { (label: VisibleText.escapedForTerminal($0.label), value: VisibleText.escapedForTerminal(Self.value($0))) }
         if isTerminal {
-            let width = summary.lines.map(\.label.count).max() ?? 0
-            var lines = [summary.title]
-            lines += summary.lines.map { "  " + $0.label.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + Self.value($0) }
+            let width = rows.map(\.label.count).max() ?? 0
+            var lines = [title]
+            lines += rows.map { "  " + $0.label.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.value }
             lines.append(status.map { "  (\($0))" } ?? "")
             // Back to the top of the block drawn before, then each line cleared and written.
             var output = drawnLines > 0 ? "\u{1B}[\(drawnLines)F" : ""
@@ -35,7 +40,7 @@ struct WidgetDisplay {
             drawnLines = max(lines.count, drawnLines)
             write(output)
         } else {
-            var parts = [summary.title] + summary.lines.map { "\($0.label): \(Self.value($0))" }
+            var parts = [title] + rows.map { "\($0.label): \($0.value)" }
             if let status { parts.append(status) }
             write(parts.joined(separator: " | ") + "\n")
         }
