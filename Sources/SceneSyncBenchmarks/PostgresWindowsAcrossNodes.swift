@@ -43,20 +43,10 @@ struct PostgresWindowsAcrossNodes {
 
     private static func measure(_ windows: inout RawWindows, rounds: Int, warmup: Int, interval: Duration) throws -> [Duration] {
         let clock = ContinuousClock()
-        let count = windows.count
         var samples: [Duration] = []
         for round in 0..<(warmup + rounds) {
-            let ref = round + 1
-            var arrivals = [ContinuousClock.Instant?](repeating: nil, count: count)
-            var acknowledged = false
-            let sent = clock.now
-            try windows.send(WindowsWebSocketFraming.action(ref: ref, name: "tap", node: "add"), to: 0)
-            try windows.wait(for: Array(0..<count), what: "the patch on node B", clock: clock) { index, message in
-                if message.type == "patch", arrivals[index] == nil { arrivals[index] = clock.now }
-                if index == 0, message.text == #"{"ref":\#(ref),"type":"ack","v":1}"# { acknowledged = true }
-                return arrivals[index] != nil && (index != 0 || acknowledged)
-            }
-            if round >= warmup, let last = arrivals.dropFirst().compactMap({ $0 }).max() {
+            let (sent, arrivals) = try WindowsRawFanOut.tapAdd(&windows, ref: round + 1, clock: clock, what: "the patch on node B")
+            if round >= warmup, let last = arrivals.dropFirst().max() {
                 samples.append(sent.duration(to: last))
             }
             let next = sent.advanced(by: interval)

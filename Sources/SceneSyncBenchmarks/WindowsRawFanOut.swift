@@ -32,18 +32,9 @@ struct WindowsRawFanOut: Sendable {
         var cpuBefore: Duration?
         for round in 0..<(warmup + rounds) {
             if round == warmup { cpuBefore = WindowsServerProcess.cpuTime(pid: serverPID) }
-            let ref = round + 1
-            var arrivals = [ContinuousClock.Instant?](repeating: nil, count: count)
-            var acknowledged = false
-            let sent = clock.now
-            try windows.send(WindowsWebSocketFraming.action(ref: ref, name: "tap", node: "add"), to: 0)
-            try windows.wait(for: Array(0..<count), what: "the patch", clock: clock) { index, message in
-                if message.type == "patch", arrivals[index] == nil { arrivals[index] = clock.now }
-                if index == 0, message.text == #"{"ref":\#(ref),"type":"ack","v":1}"# { acknowledged = true }
-                return arrivals[index] != nil && (index != 0 || acknowledged)
-            }
+            let (sent, arrivals) = try Self.tapAdd(&windows, ref: round + 1, clock: clock, what: "the patch")
             if round >= warmup {
-                let latencies = arrivals.map { sent.duration(to: $0!) }
+                let latencies = arrivals.map { sent.duration(to: $0) }
                 roundLatencies.append(latencies.max()!)
                 windowLatencies += latencies
             }
@@ -54,6 +45,23 @@ struct WindowsRawFanOut: Sendable {
         return WindowsFanOutResult(
             windows: count, rounds: rounds, roundLatencies: roundLatencies, windowLatencies: windowLatencies,
             connectTime: connectTime, serverCPU: cpuBefore.flatMap { before in cpuAfter.map { $0 - before } }, meanPollGap: nil)
+    }
+
+    /// Window 0 taps Add; returns when it was sent and when each window had the patch, once window 0
+    /// also has its `ack`, so that rounds do not overlap.
+    static func tapAdd(
+        _ windows: inout RawWindows, ref: Int, clock: ContinuousClock, what: String
+    ) throws -> (sent: ContinuousClock.Instant, arrivals: [ContinuousClock.Instant]) {
+        var arrivals = [ContinuousClock.Instant?](repeating: nil, count: windows.count)
+        var acknowledged = false
+        let sent = clock.now
+        try windows.send(WindowsWebSocketFraming.action(ref: ref, name: "tap", node: "add"), to: 0)
+        try windows.wait(for: Array(0..<windows.count), what: what, clock: clock) { index, message in
+            if message.type == "patch", arrivals[index] == nil { arrivals[index] = clock.now }
+            if index == 0, message.text == #"{"ref":\#(ref),"type":"ack","v":1}"# { acknowledged = true }
+            return arrivals[index] != nil && (index != 0 || acknowledged)
+        }
+        return (sent, arrivals.map { $0! })
     }
 }
 #endif

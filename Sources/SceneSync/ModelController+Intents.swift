@@ -1,0 +1,111 @@
+import Foundation
+import Synchronization
+
+/// Why a batch did not commit.
+enum CommitFailure: Error {
+    /// Another writer committed first; the log's head is `head`.
+    case conflict(head: UInt64)
+    /// Anything else: nothing of the batch was kept.
+    case failed(ModelControllerError)
+}
+
+/// Why a model controller did not carry out an intent that its app accepted.
+public enum ModelControllerError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The transaction did not commit; nothing of the intent was kept.
+    case commitFailed(reason: String)
+    /// An event or record could not be encoded; nothing of the intent was kept.
+    case unencodable(reason: String)
+    /// The controller was closed.
+    case closed
+
+    public var description: String {
+        switch self {
+        case let .commitFailed(reason): "The change could not be saved: \(reason)"
+        case let .unencodable(reason): "The change could not be encoded: \(reason)"
+        case .closed: "The model is closed."
+        }
+    }
+}
+
+/// An intent that a model controller accepted, from its acceptance to its commit: its sender or
+/// the commit encodes it, whichever comes first. Checked again after another writer's commit, an
+/// intent becomes a new one with the same ``Sender``, whose outcome wakes the sender.
+final class AcceptedIntent<State: ModelState>: Sendable {
+    /// What stays the same however often the intent is checked: who sent it, its check, and its outcome.
+    final class Sender: Sendable {
+        let origin: SceneSession.ID?
+        let decide: @Sendable (State) throws -> [State.Event]
+        /// The committed envelopes, or why the intent was refused.
+        let outcome = Handoff<Result<[EventEnvelope<State.Event>], any Error>>()
+
+        init(origin: SceneSession.ID?, decide: @escaping @Sendable (State) throws -> [State.Event]) {
+            self.origin = origin
+            self.decide = decide
+        }
+    }
+
+    let sender: Sender
+    let envelopes: [EventEnvelope<State.Event>]
+    let changes: [RecordChange]
+    let encoded = Handoff<Result<(events: [StoredEvent], changes: [EncodedRecordChange]), ModelControllerError>>()
+    private let claimed = Atomic(false)
+
+    init(sender: Sender, envelopes: [EventEnvelope<State.Event>], changes: [RecordChange]) {
+        self.sender = sender
+        self.envelopes = envelopes
+        self.changes = changes
+    }
+
+    var lastSequence: UInt64 { envelopes[envelopes.count - 1].sequence }
+
+    /// Encodes the events and record changes and gives them to `encoded`, unless another task
+    /// has already started to.
+    func encodeUnlessClaimed(with encoder: JSONEncoder) {
+        guard claimed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        do {
+            let events = try envelopes.map { envelope in
+                StoredEvent(sequence: envelope.sequence, origin: envelope.origin, timestamp: envelope.timestamp,
+                            payload: try encoder.encode(envelope.event))
+            }
+            let records = try changes.map { change in
+                switch change {
+                case let .save(collection, key, value):
+                    EncodedRecordChange(collection: collection, key: key, value: try encoder.encode(value))
+                case let .delete(collection, key):
+                    EncodedRecordChange(collection: collection, key: key, value: nil)
+                }
+            }
+            encoded.give(.success((events, records)))
+        } catch {
+            encoded.give(.failure(.unencodable(reason: "\(error)")))
+        }
+    }
+}
+
+/// A value one task gives another, which may start waiting for it before it is there.
+final class Handoff<Value: Sendable>: Sendable {
+    private let slot = Mutex<(value: Value?, waiter: CheckedContinuation<Value, Never>?)>((nil, nil))
+
+    /// Gives the value, once, and wakes the task waiting for it, if any.
+    func give(_ value: Value) {
+        let waiter = slot.withLock { slot in
+            slot.value = value
+            return slot.waiter.take()
+        }
+        waiter?.resume(returning: value)
+    }
+
+    /// The value, once given.
+    var value: Value {
+        get async {
+            if let value = slot.withLock({ $0.value }) { return value }
+            return await withCheckedContinuation { continuation in
+                let value = slot.withLock { slot in
+                    if slot.value == nil { slot.waiter = continuation }
+                    return slot.value
+                }
+                if let value { continuation.resume(returning: value) }
+            }
+        }
+    }
+}
