@@ -12,9 +12,10 @@
 /// guard name.utf8.count <= 800 else { throw .nameTooLarge(bytes: name.utf8.count) }
 /// ```
 public enum VisibleText {
-    /// Whether `text` has at least one character a person can see.
+    /// Whether `text` has at least one character a person can see: something other than invisible
+    /// code points (see ``isInvisible(_:)``) and combining marks, which draw nothing by themselves.
     public static func hasVisibleContent(_ text: String) -> Bool {
-        text.unicodeScalars.contains { !isInvisible($0) }
+        text.unicodeScalars.contains { !isInvisible($0) && !isMark($0) }
     }
 
     /// `text` without the invisible code points (see ``isInvisible(_:)``) at either end.
@@ -44,6 +45,14 @@ public enum VisibleText {
         return String(escaped)
     }
 
+    /// Whether a code point is a combining mark (`Mn`, `Mc`, `Me`), drawn on the character before it.
+    static func isMark(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark: true
+        default: false
+        }
+    }
+
     /// Whether a code point draws nothing by itself: white space, a control or format character,
     /// a default-ignorable code point (joiners, fillers, variation selectors), a lone surrogate,
     /// or a blank glyph such as the Hangul filler or the empty Braille pattern.
@@ -55,7 +64,7 @@ public enum VisibleText {
             return true
         default:
             // Blank glyphs Unicode does not class as ignorable.
-            return scalar.value == 0x2800 || scalar.value == 0x115F || scalar.value == 0x1160 || scalar.value == 0x3164 || scalar.value == 0xFFA0
+            return isBlankGlyph(scalar)
         }
     }
 }

@@ -129,6 +129,25 @@ struct AccessPolicy: Sendable {
         return parts[1].trimmingCharacters(in: .whitespaces)
     }
 
+    /// The cookie that carries the access token for what a page loads without a header, such as
+    /// an app's pictures. It is set when a page is opened with the token in its URL; `HttpOnly`
+    /// (no script reads it) and `SameSite=Strict` (no other site's request carries it).
+    static let tokenCookie = "scenesync_token"
+
+    /// The token a request presents: its `Authorization: Bearer …`, or else its token cookie.
+    static func presentedToken(_ request: HTTPRequest) -> String? {
+        if let bearer = bearerToken(request) { return bearer }
+        for cookies in request.headerFields[values: .cookie] {
+            for pair in cookies.split(separator: ";") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == tokenCookie {
+                    return parts[1].trimmingCharacters(in: .whitespaces)
+                }
+            }
+        }
+        return nil
+    }
+
     /// Whether `candidate` is the access token (always, when the server has none). The time it
     /// takes depends on the token's length only, not on how much of it `candidate` got right.
     func accepts(token candidate: String?) -> Bool {

@@ -39,7 +39,8 @@ final class AppRuntime {
     /// Opens the app's storage and launches its application: `applicationDidFinishLaunching`
     /// runs, and sessions closed while the server was down are discarded.
     static func launch(
-        _ app: HostedApp, configuration: SceneSyncServer.Configuration, policy: AccessPolicy, storage makeStorage: SceneSyncServer.StorageFactory
+        _ app: HostedApp, configuration: SceneSyncServer.Configuration, policy: AccessPolicy, storage makeStorage: SceneSyncServer.StorageFactory,
+        outboundBudget: OutboundBudget, refusals: RefusalReporter
     ) async throws -> AppRuntime {
         var logger = configuration.logger
         logger[metadataKey: "app"] = "\(app.name)"
@@ -52,7 +53,8 @@ final class AppRuntime {
         let settings = WindowConnection.Settings(
             policy: policy, rateLimit: configuration.rateLimit, maximumProtocolViolations: configuration.maximumProtocolViolations,
             shutdownRetryAfter: configuration.shutdownRetryAfter,
-            closingGracePeriod: configuration.closingGracePeriod, clock: configuration.clock)
+            closingGracePeriod: configuration.closingGracePeriod, clock: configuration.clock,
+            helloTimeout: configuration.connectionLimits.helloTimeout, outboundBudget: outboundBudget, refusals: refusals)
         return AppRuntime(app: app, application: application, settings: settings,
                           openRequestLifetime: configuration.openRequestLifetime, logger: logger)
     }
@@ -65,9 +67,9 @@ final class AppRuntime {
     // MARK: - Connections
 
     /// A connection for a new WebSocket, or `nil` while shutting down.
-    func openConnection(client: String, outbound: AsyncStream<String>.Continuation) -> WindowConnection? {
+    func openConnection(client: String, socket: WindowConnection.Socket) -> WindowConnection? {
         guard !isShuttingDown else { return nil }
-        let connection = WindowConnection(runtime: self, client: client, outbound: outbound)
+        let connection = WindowConnection(runtime: self, client: client, socket: socket)
         connections[ObjectIdentifier(connection)] = connection
         return connection
     }

@@ -74,7 +74,7 @@ public struct HostedApp: Sendable {
         /// one must come from one of the server's pages or be a JSON request from a native
         /// client; and when the server has an access token, every request carries it as
         /// `Authorization: Bearer …` (see ``SceneSyncServer``).
-        public var routes: @Sendable (RouterGroup<BasicRequestContext>) -> Void
+        public var routes: @Sendable (RouterGroup<AppRequestContext>) -> Void
         /// A folder served read-only at `/<name>/assets/`, with `ETag`s.
         public var assets: URL?
         /// Long-running work of the app, such as a timer, run in the server's service group: they
@@ -90,7 +90,7 @@ public struct HostedApp: Sendable {
         public var widget: WidgetFeed?
 
         /// Creates an app's parts; every one is optional.
-        public init(routes: @escaping @Sendable (RouterGroup<BasicRequestContext>) -> Void = { _ in }, assets: URL? = nil,
+        public init(routes: @escaping @Sendable (RouterGroup<AppRequestContext>) -> Void = { _ in }, assets: URL? = nil,
                     services: [any Service] = [], widget: WidgetFeed? = nil) {
             self.routes = routes
             self.assets = assets

@@ -37,6 +37,13 @@ extension SceneSyncServer {
         /// How many messages may wait for a slow window before it is disconnected (it reconnects
         /// and is redrawn).
         public var outboundBufferLimit: Int
+        /// How many bytes may wait for one slow window before it is disconnected at once, its
+        /// queue dropped unwritten (it reconnects and is redrawn). A full render must fit.
+        public var outboundBufferBytes: Int
+        /// How many bytes may wait for every window together. Over it, a window that has more than
+        /// 1/64 of ``outboundBufferBytes`` waiting is disconnected when it is sent more; windows that
+        /// keep up are not.
+        public var outboundBufferTotalBytes: Int
         /// The most window sessions each app keeps; beyond it, the sessions of windows not
         /// connected go, least recently seen first (see `Application.Options.maximumSessions`).
         public var maximumSessions: Int
@@ -44,6 +51,11 @@ extension SceneSyncServer {
         /// address's sessions of windows not connected go, least recently seen first, and a window
         /// whose address has only connected ones is refused (`tooManySessions`, close 1008).
         public var maximumSessionsPerAddress: Int
+        /// The most Server-Sent Events streams that follow an app's widget (`/<app>/widget/events`)
+        /// at once; more are answered `503` with `Retry-After`.
+        public var maximumWidgetFollowers: Int
+        /// The most widget streams of one app followed at once from one client address.
+        public var maximumWidgetFollowersPerAddress: Int
         /// How many connections may be open, from one address and in total, and how soon and how
         /// large their requests' heads must be.
         public var connectionLimits: ConnectionLimits
@@ -66,8 +78,12 @@ extension SceneSyncServer {
             maximumProtocolViolations: Int = 20,
             maximumFrameSize: Int = 1 << 20,
             outboundBufferLimit: Int = 4096,
+            outboundBufferBytes: Int = 8 << 20,
+            outboundBufferTotalBytes: Int = 256 << 20,
             maximumSessions: Int = 10_000,
             maximumSessionsPerAddress: Int = 2_048,
+            maximumWidgetFollowers: Int = 1_024,
+            maximumWidgetFollowersPerAddress: Int = 16,
             connectionLimits: ConnectionLimits = ConnectionLimits(),
             logger: Logger = Logger(label: "scenesync.server"),
             clock: any Clock<Duration> = ContinuousClock()
@@ -84,8 +100,12 @@ extension SceneSyncServer {
             self.maximumProtocolViolations = max(0, maximumProtocolViolations)
             self.maximumFrameSize = maximumFrameSize
             self.outboundBufferLimit = outboundBufferLimit
+            self.outboundBufferBytes = max(1, outboundBufferBytes)
+            self.outboundBufferTotalBytes = max(1, outboundBufferTotalBytes)
             self.maximumSessions = maximumSessions
             self.maximumSessionsPerAddress = maximumSessionsPerAddress
+            self.maximumWidgetFollowers = max(1, maximumWidgetFollowers)
+            self.maximumWidgetFollowersPerAddress = max(1, maximumWidgetFollowersPerAddress)
             self.connectionLimits = connectionLimits
             self.logger = logger
             self.clock = clock

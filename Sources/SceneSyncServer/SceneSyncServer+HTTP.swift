@@ -7,11 +7,13 @@ import NIOCore
 extension SceneSyncServer {
     /// The HTTP routes: the home page, each app's page, the renderer's files, and each app's own
     /// routes and assets.
-    func makeRouter(appParts: [(app: HostedApp, parts: HostedApp.Parts)], widgets: [String: WidgetHub] = [:]) -> Router<BasicRequestContext> {
-        let router = Router(context: BasicRequestContext.self)
+    func makeRouter(appParts: [(app: HostedApp, parts: HostedApp.Parts)], widgets: [String: WidgetHub] = [:]) -> Router<AppRequestContext> {
+        let router = Router(context: AppRequestContext.self)
         router.add(middleware: RequestGuard(server: self))
         for (app, parts) in appParts {
             if let assets = parts.assets {
+                // An app's assets are its data: behind the token, like its routes.
+                router.add(middleware: TokenGuard(policy: policy, logger: configuration.logger, pathPrefix: "/\(app.name)/assets/"))
                 router.add(middleware: FileMiddleware(
                     assets.path, urlBasePath: "/\(app.name)/assets", cacheControl: .init([(MediaType(type: .any), [.noCache])]),
                     logger: configuration.logger))
@@ -28,11 +30,12 @@ extension SceneSyncServer {
             try await self.serve(self.staticFiles.lookup(request.uri.path), context: context,
                                  cacheControl: Self.cacheControl(forPath: request.uri.path))
         }
-        router.get("/:app/widget") { _, context in
+        router.get("/:app/widget") { request, context in
             guard let name = context.parameters.get("app"), widgets[name] != nil else { throw HTTPError(.notFound) }
             return try await self.serve(self.staticFiles.widgetPage, context: context, cacheControl: Self.widgetFilesCacheControl)
+                .settingTokenCookie(for: request, policy: self.policy)
         }
-        router.get("/:app") { _, context in
+        router.get("/:app") { request, context in
             guard let name = context.parameters.get("app"), self.apps.contains(where: { $0.name == name }) else {
                 throw HTTPError(.notFound)
             }
@@ -42,22 +45,24 @@ extension SceneSyncServer {
                 ])
                 throw HTTPError(.internalServerError, message: "The renderer is missing.")
             }
-            return try await self.serve(self.staticFiles.appPage, context: context)
+            return try await self.serve(self.staticFiles.appPage, context: context).settingTokenCookie(for: request, policy: self.policy)
         }
         // Apps' routes are an API: beyond loopback they take the access token, whatever the method.
         let api = router.group().add(middleware: TokenGuard(policy: policy, logger: configuration.logger))
         for (_, parts) in appParts { parts.routes(api) }
-        if !widgets.isEmpty { Self.addWidgetRoutes(to: api, widgets: widgets) }
+        if !widgets.isEmpty { Self.addWidgetRoutes(to: api, widgets: widgets, reporter: refusals) }
         return router
     }
 
     /// `GET /<app>/widget.json`: the summary, with an `ETag`; `If-None-Match` with it gets `304`.
-    /// `GET /<app>/widget/events`: Server-Sent Events, one `summary` event now and one per change,
-    /// each with the summary's `ETag` as its `id`.
+    /// `GET /<app>/widget/events`: Server-Sent Events, one `summary` event now and then the newest
+    /// summary at most every quarter of a second while it changes, each with the summary's `ETag`
+    /// as its `id`. Over the followers' limits (in all, per address) the answer is `503` with
+    /// `Retry-After`; a follower that does not read for 10 s is dropped.
     ///
     /// Routed by parameter, as `/:app` is: a constant `/<app>/…` would hide the app's page.
-    private static func addWidgetRoutes(to api: RouterGroup<BasicRequestContext>, widgets: [String: WidgetHub]) {
-        @Sendable func hub(_ context: BasicRequestContext) throws -> WidgetHub {
+    private static func addWidgetRoutes(to api: RouterGroup<AppRequestContext>, widgets: [String: WidgetHub], reporter: RefusalReporter) {
+        @Sendable func hub(_ context: AppRequestContext) throws -> WidgetHub {
             guard let name = context.parameters.get("app"), let hub = widgets[name] else { throw HTTPError(.notFound) }
             return hub
         }
@@ -72,14 +77,29 @@ extension SceneSyncServer {
             return Response(status: .ok, headers: full, body: ResponseBody(byteBuffer: published.body))
         }
         api.get("/:app/widget/events") { _, context in
-            let updates = try await hub(context).follow()
+            let hub = try hub(context)
+            let updates: AsyncStream<WidgetHub.Published>
+            do throws(WidgetHub.Refusal) {
+                updates = try await hub.follow(from: ConnectionAdmission.key(context.remoteAddress))
+            } catch {
+                let isFull = error == .full
+                reporter.refused(isFull ? "widgetFollowersOverServerLimit" : "widgetFollowersOverAddressLimit")
+                throw HTTPError(.serviceUnavailable, headers: [.retryAfter: "5"],
+                                message: isFull ? "Too many follow this widget; try again shortly." : "Too many followers from this address.")
+            }
+            let channel = context.channel
+            let stallTimeout = hub.limits.stallTimeout
             return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
                             body: ResponseBody { writer in
                 for await published in updates {
-                    var event = ByteBuffer(string: "event: summary\nid: \(published.etag)\ndata: ")
-                    event.writeImmutableBuffer(published.body)
-                    event.writeString("\n\n")
-                    try await writer.write(event)
+                    // A follower that does not read is dropped, rather than held for ever.
+                    let watchdog = Task {
+                        guard (try? await Task.sleep(for: stallTimeout)) != nil else { return }
+                        reporter.refused("widgetFollowersNotReading")
+                        try? await channel.close()
+                    }
+                    defer { watchdog.cancel() }
+                    try await writer.write(published.event)
                 }
                 try await writer.finish(nil)
             })
@@ -105,7 +125,7 @@ extension SceneSyncServer {
         let html = HomePage.html(apps: apps, query: query)
         return Response(status: .ok, headers: [
             .contentType: "text/html; charset=utf-8", .cacheControl: "no-store", Self.contentSecurityPolicy: Self.pagePolicy,
-        ], body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+        ], body: ResponseBody(byteBuffer: ByteBuffer(string: html))).settingTokenCookie(for: request, policy: policy)
     }
 
     static let contentSecurityPolicy = HTTPField.Name("Content-Security-Policy")!
@@ -124,7 +144,7 @@ extension SceneSyncServer {
         ["/js/widget.js", "/css/widget.css"].contains(path) ? widgetFilesCacheControl : "no-cache"
     }
 
-    private func serve(_ lookup: StaticFiles.Lookup, context: BasicRequestContext, cacheControl: String = "no-cache") async throws -> Response {
+    private func serve(_ lookup: StaticFiles.Lookup, context: AppRequestContext, cacheControl: String = "no-cache") async throws -> Response {
         switch lookup {
         case let .file(path, contentType):
             let body = try await FileIO().loadFile(path: path, context: context)
@@ -153,6 +173,7 @@ struct RequestGuard<Context: RequestContext>: RouterMiddleware {
         let refusal = Self.safeMethods.contains(request.method)
             ? server.policy.refusal(for: request.head, port: server.boundPort, requireOrigin: false)
             : server.policy.refusal(forMutating: request.head, port: server.boundPort)
+        var response: Response
         if let refusal {
             server.configuration.logger.notice("Refused a request", metadata: [
                 "method": "\(request.method)", "path": "\(request.uri.path)", "reason": "\(refusal)",
@@ -160,34 +181,50 @@ struct RequestGuard<Context: RequestContext>: RouterMiddleware {
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
             let body = (try? encoder.encode(["error": refusal.code, "reason": refusal.description])) ?? Data()
-            return Response(status: refusal.status, headers: [.contentType: "application/json; charset=utf-8"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+            response = Response(status: refusal.status, headers: [.contentType: "application/json; charset=utf-8"],
+                                body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+        } else {
+            do {
+                response = try await next(request, context)
+            } catch let error as any HTTPResponseError {
+                // Errors are answers too (404, 400, …): they carry the same headers.
+                response = try error.response(from: request, context: context)
+            }
         }
-        var response = try await next(request, context)
-        response.headers[.xContentTypeOptions] = "nosniff"
-        response.headers[Self.referrerPolicy] = "no-referrer"
-        response.headers[Self.frameOptions] = "DENY"
+        SecurityHeaders.add(to: &response.headers)
         return response
     }
-
-    private static var referrerPolicy: HTTPField.Name { HTTPField.Name("Referrer-Policy")! }
-    private static var frameOptions: HTTPField.Name { HTTPField.Name("X-Frame-Options")! }
 }
 
-/// Guards apps' own routes: when the server has an access token, every request to them carries it
-/// as `Authorization: Bearer …` (the server's pages take it in their URL and their WebSocket's
-/// `hello` instead).
+/// Guards apps' own routes and assets: when the server has an access token, every request to them
+/// carries it, as `Authorization: Bearer …` or as the cookie a page opened with the token sets
+/// (see ``AccessPolicy/tokenCookie``). With `pathPrefix`, only requests under it are guarded.
 struct TokenGuard<Context: RequestContext>: RouterMiddleware {
     let policy: AccessPolicy
     let logger: Logger
+    var pathPrefix: String?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard policy.token == nil || policy.accepts(token: AccessPolicy.bearerToken(request.head)) else {
+        if let pathPrefix, !request.uri.path.hasPrefix(pathPrefix) { return try await next(request, context) }
+        guard policy.token == nil || policy.accepts(token: AccessPolicy.presentedToken(request.head)) else {
             logger.notice("Refused an app's route without the access token", metadata: ["path": "\(request.uri.path)"])
             let body = Data(#"{"error":"unauthorized","reason":"this server needs its access token as Authorization: Bearer"}"#.utf8)
             return Response(status: .unauthorized, headers: [.contentType: "application/json; charset=utf-8"],
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
         }
         return try await next(request, context)
+    }
+}
+
+extension Response {
+    /// The response, with the token cookie set when the page was opened with the access token in
+    /// its URL (`?token=`), so that what the page loads without a header (pictures) carries it.
+    func settingTokenCookie(for request: Request, policy: AccessPolicy) -> Response {
+        guard let token = policy.token, let given = request.uri.queryParameters["token"], policy.accepts(token: String(given)) else {
+            return self
+        }
+        var response = self
+        response.headers[.setCookie] = "\(AccessPolicy.tokenCookie)=\(token); Path=/; HttpOnly; SameSite=Strict"
+        return response
     }
 }

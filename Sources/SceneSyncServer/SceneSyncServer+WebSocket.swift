@@ -21,7 +21,7 @@ extension SceneSyncServer {
         } onUpgrade: { inbound, outbound, context in
             guard let name = context.requestContext.parameters.get("app"), let runtime = self.runtime(named: name) else { return }
             let client = ConnectionAdmission.key(context.requestContext.remoteAddress)
-            try await self.serveWindow(runtime, client: client, inbound: inbound, outbound: outbound)
+            try await self.serveWindow(runtime, client: client, channel: context.requestContext.channel, inbound: inbound, outbound: outbound)
         }
         return router
     }
@@ -34,10 +34,12 @@ extension SceneSyncServer {
     /// on, once the window has been disconnected, so that the socket closes with the code RFC 6455
     /// gives it (1009, 1007) rather than a normal close.
     private func serveWindow(
-        _ runtime: AppRuntime, client: String, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
+        _ runtime: AppRuntime, client: String, channel: any Channel, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
     ) async throws {
         let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(configuration.outboundBufferLimit))
-        guard let connection = await runtime.openConnection(client: client, outbound: continuation) else {
+        let queue = OutboundBudget.Queue(budget: outboundBudget)
+        let socket = WindowConnection.Socket(outbound: continuation, queue: queue, drop: { channel.close(promise: nil) })
+        guard let connection = await runtime.openConnection(client: client, socket: socket) else {
             try? await outbound.close(.goingAway, reason: "Shutting down")
             return
         }
@@ -48,6 +50,7 @@ extension SceneSyncServer {
                 do {
                     for await text in stream {
                         try await outbound.writeTextMessage(text)
+                        queue.release(text.utf8.count)
                     }
                     if let reason = await connection.closeReason {
                         try await outbound.close(reason.code, reason: reason.text)
@@ -78,7 +81,7 @@ extension SceneSyncServer {
 extension WindowConnection.CloseReason {
     var code: WebSocketErrorCode {
         switch self {
-        case .unauthorized, .protocolViolations, .tooManySessions: .policyViolation
+        case .unauthorized, .protocolViolations, .tooManySessions, .noHello: .policyViolation
         case .binaryMessage: .unacceptableData
         case .shutdown, .overflow: .goingAway
         case .failed: .unexpectedServerError
@@ -94,6 +97,7 @@ extension WindowConnection.CloseReason {
         case .protocolViolations: "Too many refused messages"
         case .binaryMessage: "Only text messages"
         case .tooManySessions: "Too many windows"
+        case .noHello: "No hello in time"
         }
     }
 }
@@ -104,10 +108,13 @@ struct WindowRequestContext: RequestContext, WebSocketRequestContext {
     let webSocket: WebSocketHandlerReference<Self>
     /// The client's address, for the limit on sessions per client.
     let remoteAddress: SocketAddress?
+    /// The connection, so that a window that does not read can be dropped at once.
+    let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         webSocket = .init()
         remoteAddress = source.channel.remoteAddress
+        channel = source.channel
     }
 }

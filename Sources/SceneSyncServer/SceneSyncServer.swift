@@ -42,6 +42,10 @@ public final class SceneSyncServer: Service, Sendable {
     private let makeStorage: StorageFactory
     private let state = Mutex(RunState())
     private let connections = OpenConnections()
+    /// Logs refused connections, requests and windows, once per flood.
+    let refusals: RefusalReporter
+    /// The bytes waiting to be written to windows, bounded per window and in total.
+    let outboundBudget: OutboundBudget
 
     private struct RunState {
         var port: Int?
@@ -55,10 +59,14 @@ public final class SceneSyncServer: Service, Sendable {
     ///
     /// - Parameter storage: Makes each app's storage, once, when the server starts.
     /// - Throws: ``SceneSyncServerError`` if the server would listen beyond loopback without an
-    ///   access token, the token is empty, the port is invalid, or two apps share a name.
+    ///   access token, the token is blank or not printable ASCII, the port is invalid, or two apps
+    ///   share a name.
     public init(configuration: Configuration, apps: [HostedApp], storage: @escaping StorageFactory) throws {
         guard (0...65535).contains(configuration.port) else { throw SceneSyncServerError.invalidPort(configuration.port) }
-        if let token = configuration.token, token.isEmpty { throw SceneSyncServerError.emptyToken }
+        if let token = configuration.token {
+            guard token.contains(where: { !$0.isWhitespace }) else { throw SceneSyncServerError.blankToken }
+            guard token.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else { throw SceneSyncServerError.tokenNotPrintable }
+        }
         let policy = AccessPolicy(host: configuration.host, allowedHosts: configuration.allowedHosts, token: configuration.token)
         guard policy.isLoopback || configuration.token != nil else {
             throw SceneSyncServerError.tokenRequired(host: configuration.host)
@@ -70,6 +78,8 @@ public final class SceneSyncServer: Service, Sendable {
         self.policy = policy
         self.staticFiles = StaticFiles()
         self.makeStorage = storage
+        self.refusals = RefusalReporter(logger: configuration.logger)
+        self.outboundBudget = OutboundBudget(perWindow: configuration.outboundBufferBytes, total: configuration.outboundBufferTotalBytes)
     }
 
     /// The port the server listens on, while it does.
@@ -102,7 +112,9 @@ public final class SceneSyncServer: Service, Sendable {
             var runtimes: [String: AppRuntime] = [:]
             var parts: [(app: HostedApp, parts: HostedApp.Parts)] = []
             for app in apps {
-                let runtime = try await AppRuntime.launch(app, configuration: configuration, policy: policy, storage: makeStorage)
+                let runtime = try await AppRuntime.launch(
+                    app, configuration: configuration, policy: policy, storage: makeStorage,
+                    outboundBudget: outboundBudget, refusals: refusals)
                 runtimes[app.name] = runtime
                 // Known at once, so that a later app's failure still shuts this one down.
                 state.withLock { $0.runtimes = runtimes }
@@ -110,12 +122,12 @@ public final class SceneSyncServer: Service, Sendable {
             }
             var widgets: [String: WidgetHub] = [:]
             for (app, appParts) in parts {
-                if let feed = appParts.widget { widgets[app.name] = WidgetHub(feed: feed) }
+                if let feed = appParts.widget { widgets[app.name] = WidgetHub(feed: feed, limits: widgetLimits) }
             }
             let webSocketResponder = makeWebSocketRouter().buildResponder()
             let limits = configuration.connectionLimits
             let admission = makeAdmission()
-            let reporter = RefusalReporter(logger: logger)
+            let reporter = refusals
             let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
                 http1: .init(
                     additionalChannelHandlers: [RequestBodyDeadline(timeout: limits.requestBodyTimeout, reporter: reporter)],
@@ -132,7 +144,9 @@ public final class SceneSyncServer: Service, Sendable {
                     QuiescingChannel(
                         base: HTTP1WebSocketUpgradeChannel(
                             responder: responder, webSocketResponder: webSocketResponder, configuration: channelConfiguration),
-                        connections: self.connections, admission: admission, limits: limits, reporter: reporter)
+                        connections: self.connections, admission: admission, limits: limits, reporter: reporter,
+                        check: RequestHeadCheck(isOwnAuthority: { self.policy.authorities(port: self.boundPort).contains($0) }),
+                        controlFrameLimit: self.configuration.rateLimit)
                 },
                 configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
                 onServerRunning: { [self] channel in
@@ -178,6 +192,12 @@ public final class SceneSyncServer: Service, Sendable {
         return [LeadingServices(role: "services:\(app.name)", services: services, cluster: cluster, logger: runtime.logger)]
     }
 
+    /// How many may follow each app's widget.
+    private var widgetLimits: WidgetHub.Limits {
+        WidgetHub.Limits(maximumFollowers: configuration.maximumWidgetFollowers,
+                         maximumFollowersPerAddress: configuration.maximumWidgetFollowersPerAddress)
+    }
+
     /// The bound port, or the configured one before binding.
     var boundPort: Int { state.withLock { $0.port } ?? configuration.port }
 
@@ -196,7 +216,14 @@ public final class SceneSyncServer: Service, Sendable {
                 "openFileLimit": "\(files)", "maximumConnections": "\(total)",
             ])
         }
-        return ConnectionAdmission(maximumTotal: total, maximumPerAddress: limits.maximumConnectionsPerAddress)
+        // One address never takes every slot: at most half of them.
+        let perAddress = min(limits.maximumConnectionsPerAddress, max(1, total / 2))
+        if perAddress < limits.maximumConnectionsPerAddress {
+            configuration.logger.notice("The connection limit lowers the limit per address to half of it", metadata: [
+                "maximumConnections": "\(total)", "maximumConnectionsPerAddress": "\(perAddress)",
+            ])
+        }
+        return ConnectionAdmission(maximumTotal: total, maximumPerAddress: perAddress)
     }
 
     /// Tells every window to come back later and disconnects every scene; once.

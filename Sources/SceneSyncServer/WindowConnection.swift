@@ -8,7 +8,9 @@ import SceneSyncUI
 /// Messages for the window are encoded on the main actor and put on a bounded stream that another
 /// task writes to the socket, so the main actor never waits on the network. A patch that every
 /// window of a list is sent alike is encoded once (see ``SharedPatchEncoder``). A window that falls
-/// so far behind that the stream fills up is disconnected; it reconnects and is drawn afresh.
+/// so far behind that its queue goes over its bound in messages or bytes (``OutboundBudget``) is
+/// dropped at once, its queue unwritten; it reconnects and is drawn afresh. A socket that has not
+/// said `hello` within the hello timeout is closed.
 @MainActor
 final class WindowConnection: WindowOutlet {
     /// What every connection of an app needs to know.
@@ -19,7 +21,24 @@ final class WindowConnection: WindowOutlet {
         let shutdownRetryAfter: Int
         let closingGracePeriod: Duration
         let clock: any Clock<Duration>
+        /// How long a new socket has to say `hello`, on the continuous clock.
+        let helloTimeout: Duration
+        let outboundBudget: OutboundBudget
+        let refusals: RefusalReporter
     }
+
+    /// The window's end of its WebSocket: the queue its writer drains, and a way to drop it.
+    struct Socket: Sendable {
+        /// What the writer task writes, in order.
+        let outbound: AsyncStream<String>.Continuation
+        /// The bytes on `outbound` not written yet, counted against the server's budget.
+        let queue: OutboundBudget.Queue
+        /// Closes the TCP connection at once, whatever is unwritten.
+        let drop: @Sendable () -> Void
+    }
+
+    /// How long a window has to answer the server's close frame before its connection is dropped.
+    static let closeHandshakeGrace = Duration.seconds(1)
 
     /// Why the server closes a connection.
     enum CloseReason: Equatable, Sendable {
@@ -37,6 +56,8 @@ final class WindowConnection: WindowOutlet {
         case binaryMessage
         /// The window's client has as many connected windows as it may.
         case tooManySessions
+        /// The socket did not say `hello` within the hello timeout.
+        case noHello
     }
 
     enum Phase {
@@ -51,7 +72,9 @@ final class WindowConnection: WindowOutlet {
     }
 
     let runtime: AppRuntime
-    private let outbound: AsyncStream<String>.Continuation
+    private let socket: Socket
+    /// Closes a socket that has not said `hello` in time.
+    private var helloDeadline: Task<Void, Never>?
     var phase = Phase.awaitingHello
     /// The connected scene, from `hello` until the socket closes.
     var scene: Scene?
@@ -73,12 +96,17 @@ final class WindowConnection: WindowOutlet {
     /// Who the window connects from: its network address, without the port.
     let client: String
 
-    init(runtime: AppRuntime, client: String, outbound: AsyncStream<String>.Continuation) {
+    init(runtime: AppRuntime, client: String, socket: Socket) {
         self.runtime = runtime
         self.client = client
-        self.outbound = outbound
+        self.socket = socket
         bucket = TokenBucket(runtime.settings.rateLimit)
         logger = runtime.logger
+        let timeout = runtime.settings.helloTimeout
+        helloDeadline = Task { [weak self] in
+            guard (try? await ContinuousClock().sleep(for: timeout)) != nil else { return }
+            self?.helloDeadlinePassed()
+        }
     }
 
     /// Whether the server is done reading from this window.
@@ -91,12 +119,31 @@ final class WindowConnection: WindowOutlet {
     }
 
     func send(_ message: ServerMessage) {
-        guard phase != .closed else { return }
+        guard phase != .closed, !isFlushed else { return }
         let text = runtime.encoder.encode(message)
-        if case .dropped = outbound.yield(text) {
-            logger.warning("Window is not reading; disconnecting it so that it reconnects and redraws")
-            close(.overflow)
+        let size = text.utf8.count
+        guard socket.queue.reserve(size) else { return overflow() }
+        if case .dropped = socket.outbound.yield(text) {
+            socket.queue.release(size)
+            overflow()
         }
+    }
+
+    /// The window does not read what it is sent: it is dropped at once, and what waits for it
+    /// with it; it reconnects and is drawn afresh.
+    private func overflow() {
+        runtime.settings.refusals.refused("windowsTooFarBehind", metadata: ["app": "\(runtime.app.name)"])
+        logger.debug("Window is not reading; dropping it so that it reconnects and redraws", metadata: [
+            "queuedBytes": "\(socket.queue.queuedBytes)",
+        ])
+        close(.overflow)
+        socket.drop()
+    }
+
+    private func helloDeadlinePassed() {
+        guard phase == .awaitingHello else { return }
+        runtime.settings.refusals.refused("windowsWithoutHello", metadata: ["app": "\(runtime.app.name)"])
+        close(.noHello)
     }
 
     /// A resume point is written as the `render` message it amounts to, by the protocol's writer.
@@ -117,12 +164,20 @@ final class WindowConnection: WindowOutlet {
 
     // MARK: - Lifecycle
 
-    /// Stops taking messages and lets the writer send what is queued, then a close frame.
+    /// Stops taking messages and lets the writer send what is queued, then a close frame; drops the
+    /// connection if the window has not answered within ``closeHandshakeGrace`` (it may not be
+    /// reading at all).
     func close(_ reason: CloseReason) {
         guard phase != .closed else { return }
         phase = .closed
         closeReason = reason
-        outbound.finish()
+        helloDeadline?.cancel()
+        socket.outbound.finish()
+        let drop = socket.drop
+        Task {
+            try? await ContinuousClock().sleep(for: Self.closeHandshakeGrace)
+            drop()
+        }
     }
 
     /// The server is going down: the window is told when to reconnect, then closed.
@@ -136,7 +191,8 @@ final class WindowConnection: WindowOutlet {
     /// grace period that a reload does not outlast.
     func didClose() async {
         phase = .closed
-        outbound.finish()
+        helloDeadline?.cancel()
+        socket.outbound.finish()
         let scene = self.scene
         self.scene = nil
         if let scene {
@@ -149,6 +205,7 @@ final class WindowConnection: WindowOutlet {
     /// The writer has sent everything, or the socket is gone.
     func writerDidFinish() {
         isFlushed = true
+        socket.queue.releaseAll()
         runtime.connectionDidFlush(self)
     }
 }

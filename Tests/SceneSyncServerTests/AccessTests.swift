@@ -90,8 +90,15 @@ import Testing
         #expect(throws: SceneSyncServerError.tokenRequired(host: "192.168.1.20")) {
             _ = try SceneSyncServer(configuration: .init(host: "192.168.1.20", port: 0), apps: [], storage: Self.noStorage)
         }
-        #expect(throws: SceneSyncServerError.emptyToken) {
-            _ = try SceneSyncServer(configuration: .init(host: "0.0.0.0", port: 0, token: ""), apps: [], storage: Self.noStorage)
+        for blank in ["", " ", "\t\n", "\u{3000}"] {
+            #expect(throws: SceneSyncServerError.blankToken) {
+                _ = try SceneSyncServer(configuration: .init(host: "0.0.0.0", port: 0, token: blank), apps: [], storage: Self.noStorage)
+            }
+        }
+        for unprintable in [" s3cret", "s3 cret", "s3cret\u{0}", "sécret"] {
+            #expect(throws: SceneSyncServerError.tokenNotPrintable) {
+                _ = try SceneSyncServer(configuration: .init(host: "0.0.0.0", port: 0, token: unprintable), apps: [], storage: Self.noStorage)
+            }
         }
         _ = try SceneSyncServer(configuration: .init(host: "0.0.0.0", port: 0, token: "s3cret"), apps: [], storage: Self.noStorage)
         _ = try SceneSyncServer(configuration: .init(host: "127.0.0.2", port: 0), apps: [], storage: Self.noStorage)

@@ -17,15 +17,16 @@ import Glibc
     @Test func aConnectionOverTheServersLimitIsAnswered503AndTheServerStillServes() async throws {
         let (log, logger) = capturedLog(.warning)
         let server = try await TestServer.start(connectionLimits: .init(maximumConnections: 3), logger: logger)
-        // Each held connection asks once, so it is surely counted before the next one comes.
+        // Each held connection asks once, so it is surely counted before the next one comes. Each
+        // comes from an address of its own: one address may hold at most half of the connections.
         var held: [RawConnection] = []
-        for _ in 0..<3 {
-            let connection = try RawConnection(port: server.port)
+        for address in ["127.0.0.1", "127.0.0.2", "127.0.0.3"] {
+            let connection = try RawConnection(port: server.port, from: address)
             try connection.send(RawConnection.get("/", port: server.port))
             #expect(try await connection.statusLine() == "HTTP/1.1 200 OK")
             held.append(connection)
         }
-        let extra = try RawConnection(port: server.port)
+        let extra = try RawConnection(port: server.port, from: "127.0.0.4")
         let head = try await extra.head()
         #expect(head.hasPrefix("HTTP/1.1 503 Service Unavailable"))
         #expect(head.contains("Retry-After: 1"))
@@ -36,7 +37,7 @@ import Glibc
         var served = false
         let started = ContinuousClock.now
         while !served, ContinuousClock.now - started < .seconds(10) {
-            let connection = try RawConnection(port: server.port)
+            let connection = try RawConnection(port: server.port, from: "127.0.0.4")
             try? connection.send(RawConnection.get("/", port: server.port))
             served = (try? await connection.statusLine(timeout: .seconds(2))) == "HTTP/1.1 200 OK"
         }

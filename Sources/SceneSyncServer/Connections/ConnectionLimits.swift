@@ -3,7 +3,8 @@ extension SceneSyncServer {
     /// is even read.
     ///
     /// A connection over ``maximumConnections`` or ``maximumConnectionsPerAddress`` is answered
-    /// `503 Service Unavailable` with `Retry-After` and closed. A connection's first request head
+    /// `503 Service Unavailable` with `Retry-After` and closed. A window's WebSocket must say
+    /// `hello` within ``helloTimeout``. A connection's first request head
     /// must arrive within ``requestHeadTimeout`` (else `408 Request Timeout`, or a silent close if
     /// it sent nothing), fit in ``maximumHeadBytes`` and ``maximumHeaderCount`` (else `431 Request
     /// Header Fields Too Large`) with a request line of at most ``maximumRequestLineBytes`` (else
@@ -16,8 +17,14 @@ extension SceneSyncServer {
         /// ``reservedFileDescriptors`` when that is smaller, so that accepting never runs out of
         /// descriptors.
         public var maximumConnections: Int
-        /// The most connections open at once from one client address.
+        /// The most connections open at once from one client address. The server lowers it to
+        /// half of its effective ``maximumConnections``, so that one address never takes every
+        /// slot.
         public var maximumConnectionsPerAddress: Int
+        /// How long a window's WebSocket has, once open, to send a `hello` the server accepts;
+        /// a socket still silent then is closed with code 1008, so that sockets that say nothing
+        /// cannot hold connection slots.
+        public var helloTimeout: Duration
         /// How long a new connection has to send its first request's head.
         public var requestHeadTimeout: Duration
         /// How long a request's body may take to arrive, from its head.
@@ -37,7 +44,8 @@ extension SceneSyncServer {
         /// Creates connection limits; every one has a default.
         public init(
             maximumConnections: Int = 8_192,
-            maximumConnectionsPerAddress: Int = 2_048,
+            maximumConnectionsPerAddress: Int = 1_024,
+            helloTimeout: Duration = .seconds(5),
             requestHeadTimeout: Duration = .seconds(10),
             requestBodyTimeout: Duration = .seconds(30),
             idleTimeout: Duration = .seconds(60),
@@ -48,6 +56,7 @@ extension SceneSyncServer {
         ) {
             self.maximumConnections = max(1, maximumConnections)
             self.maximumConnectionsPerAddress = max(1, maximumConnectionsPerAddress)
+            self.helloTimeout = helloTimeout
             self.requestHeadTimeout = requestHeadTimeout
             self.requestBodyTimeout = requestBodyTimeout
             self.idleTimeout = idleTimeout

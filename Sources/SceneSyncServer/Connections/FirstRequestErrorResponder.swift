@@ -34,6 +34,7 @@ final class FirstRequestErrorResponder: ChannelDuplexHandler, RemovableChannelHa
         headers.add(name: "Connection", value: "close")
         headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
         headers.add(name: "Content-Length", value: "\(body.utf8.count)")
+        for (name, value) in SecurityHeaders.fields { headers.add(name: name, value: value) }
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .badRequest, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
         let pipeline = context.pipeline

@@ -18,14 +18,19 @@ struct QuiescingChannel<Base: ServerChildChannel>: ServerChildChannel {
     let admission: ConnectionAdmission
     let limits: SceneSyncServer.ConnectionLimits
     let reporter: RefusalReporter
+    /// Checks each connection's first request head whole.
+    let check: RequestHeadCheck
+    /// How many ping and pong frames a WebSocket may send at once, and per second after that.
+    let controlFrameLimit: SceneSyncServer.RateLimit
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         connections.insert(channel)
         let refusal = admission.admit(channel)
         return channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(
-                RequestHeadGuard(limits: limits, refusal: refusal, reporter: reporter, logger: logger), position: .first)
-            try channel.pipeline.syncOperations.addHandler(ClientMaskEnforcer(logger: logger), position: .first)
+                RequestHeadGuard(limits: limits, refusal: refusal, check: check, reporter: reporter, logger: logger), position: .first)
+            try channel.pipeline.syncOperations.addHandler(
+                WebSocketFrameGuard(controlFrameLimit: controlFrameLimit, reporter: reporter, logger: logger), position: .first)
             try channel.pipeline.syncOperations.addHandler(UntouchedConnectionCloser(), position: .first)
         }.flatMap {
             base.setup(channel: channel, logger: logger)

@@ -31,9 +31,16 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// Bytes of the line being read (an empty one ends the head).
     private var lineBytes = 0
     private var headComplete = false
+    /// The head's bytes, kept until it is complete to be checked whole (see ``RequestHeadCheck``).
+    private var head: [UInt8] = []
+    private let check: RequestHeadCheck
 
-    init(limits: SceneSyncServer.ConnectionLimits, refusal: ConnectionAdmission.Refusal?, reporter: RefusalReporter, logger: Logger) {
+    init(
+        limits: SceneSyncServer.ConnectionLimits, refusal: ConnectionAdmission.Refusal?, check: RequestHeadCheck,
+        reporter: RefusalReporter, logger: Logger
+    ) {
         self.limits = limits
+        self.check = check
         self.refusal = refusal
         self.reporter = reporter
         self.logger = logger
@@ -93,8 +100,14 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
             reporter.refused(status == .uriTooLong ? "longRequestLines" : "largeHeads")
             return refuse(status, context: context)
         }
+        if headComplete, let status = check.refusal(for: head) {
+            head = []
+            reporter.refused(status == .misdirected ? "misdirectedRequests" : "badUpgrades")
+            return refuse(status, context: context)
+        }
         context.fireChannelRead(data)
         if headComplete {
+            head = []
             isDone = true
             timeout?.cancel()
             timeout = nil
@@ -106,6 +119,7 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func scan(_ bytes: ByteBufferView) -> Status? {
         for byte in bytes {
             headBytes += 1
+            head.append(byte)
             if byte == UInt8(ascii: "\n") {
                 if !hasRequestLine {
                     hasRequestLine = true
@@ -137,7 +151,9 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
         logger.debug("Refused a connection", metadata: ["status": "\(status.line)"])
         let body = "\(status.reason)\n"
         var head = "HTTP/1.1 \(status.line)\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        for (name, value) in SecurityHeaders.fields { head += "\(name): \(value)\r\n" }
         if status == .serviceUnavailable { head += "Retry-After: 1\r\n" }
+        if status == .upgradeRequired { head += "Sec-WebSocket-Version: 13\r\n" }
         head += "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
         context.writeAndFlush(wrapOutboundOut(.byteBuffer(ByteBuffer(string: head)))).assumeIsolated().whenComplete { [self] _ in
             guard status != .serviceUnavailable else { return Self.hangUp(context: context) }
@@ -177,9 +193,18 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// The refusals this guard sends.
     enum Status: Equatable {
         case serviceUnavailable, requestTimeout, uriTooLong, headerFieldsTooLarge
+        /// An absolute-form target naming another server.
+        case misdirected
+        /// A WebSocket upgrade without a valid `Sec-WebSocket-Key`.
+        case missingWebSocketKey
+        /// A WebSocket upgrade of a version other than 13.
+        case upgradeRequired
 
         var line: String {
             switch self {
+            case .misdirected: "421 Misdirected Request"
+            case .missingWebSocketKey: "400 Bad Request"
+            case .upgradeRequired: "426 Upgrade Required"
             case .serviceUnavailable: "503 Service Unavailable"
             case .requestTimeout: "408 Request Timeout"
             case .uriTooLong: "414 URI Too Long"
@@ -193,6 +218,9 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
             case .requestTimeout: "The request's head did not arrive in time."
             case .uriTooLong: "The request line is too long."
             case .headerFieldsTooLarge: "The request's header fields are too large or too many."
+            case .misdirected: "The request's target names another server."
+            case .missingWebSocketKey: "A WebSocket upgrade needs one Sec-WebSocket-Key of 16 bytes in base64."
+            case .upgradeRequired: "This server speaks WebSocket version 13 only."
             }
         }
     }

@@ -10,8 +10,13 @@ final class RawConnection {
     private var received: [UInt8] = []
 
     /// Connects to the server on `127.0.0.1:port`, from `source` (any `127.x.y.z` is this machine).
-    init(port: Int, from source: String = "127.0.0.1") throws {
+    /// With `receiveBuffer`, the socket's receive buffer is that small (in bytes), so that a
+    /// client that does not read pushes back on the server at once.
+    init(port: Int, from source: String = "127.0.0.1", receiveBuffer: Int32? = nil) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBuffer {
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var local = sockaddr_in()
         local.sin_family = sa_family_t(AF_INET)
         local.sin_addr.s_addr = inet_addr(source)

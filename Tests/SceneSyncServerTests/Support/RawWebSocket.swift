@@ -6,8 +6,8 @@ final class RawWebSocket {
     private let connection: RawConnection
 
     /// Connects to `/ws/<app>` on the server and completes the upgrade, as a page of the server.
-    init(port: Int, app: String) async throws {
-        connection = try RawConnection(port: port)
+    init(port: Int, app: String, receiveBuffer: Int32? = nil) async throws {
+        connection = try RawConnection(port: port, receiveBuffer: receiveBuffer)
         try write(Array(("GET /ws/\(app) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\n"
             + "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
             + "Sec-WebSocket-Version: 13\r\n\r\n").utf8))
@@ -84,6 +84,22 @@ final class RawWebSocket {
 
     private func write(_ bytes: [UInt8]) throws {
         try connection.send(bytes)
+    }
+
+    /// Sends `text` as one text message.
+    func send(text: String) throws {
+        try send(opcode: 0x1, Array(text.utf8))
+    }
+
+    /// Reads and drops what the server sends until it closes the connection; the bytes read.
+    /// Throws ``RawConnectionError/timedOut(bytes:)`` if the connection is still open then.
+    func drainUntilClosed(timeout: Duration = .seconds(10)) async throws -> Int {
+        do {
+            _ = try await connection.read(timeout: timeout, until: { _ in nil })
+        } catch let RawConnectionError.closed(bytes) {
+            return bytes
+        }
+        return 0
     }
 
     private func read(timeout: Duration = .seconds(10), until complete: ([UInt8]) -> Int?) async throws -> [UInt8] {

@@ -48,6 +48,9 @@ final class TestServer: Sendable {
         connectionDrainTimeout: Duration = .seconds(5),
         connectionLimits: SceneSyncServer.ConnectionLimits = .init(),
         maximumSessionsPerAddress: Int = 2_048,
+        outboundBufferBytes: Int = 8 << 20,
+        maximumWidgetFollowers: Int = 1_024,
+        maximumWidgetFollowersPerAddress: Int = 16,
         lootLogger: Bool = false,
         logger: Logger? = nil,
         clock: any Clock<Duration> = ContinuousClock()
@@ -74,7 +77,9 @@ final class TestServer: Sendable {
         let server = try SceneSyncServer(
             configuration: .init(port: 0, token: token, closingGracePeriod: closingGracePeriod,
                                  connectionDrainTimeout: connectionDrainTimeout, rateLimit: rateLimit,
-                                 maximumProtocolViolations: maximumProtocolViolations, maximumSessionsPerAddress: maximumSessionsPerAddress,
+                                 maximumProtocolViolations: maximumProtocolViolations, outboundBufferBytes: outboundBufferBytes,
+                                 maximumSessionsPerAddress: maximumSessionsPerAddress, maximumWidgetFollowers: maximumWidgetFollowers,
+                                 maximumWidgetFollowersPerAddress: maximumWidgetFollowersPerAddress,
                                  connectionLimits: connectionLimits, logger: logger, clock: clock),
             apps: apps
         ) { app, logger in

@@ -27,10 +27,13 @@ public struct ItemChanges: Sendable, Equatable {
 /// The checks every intent's fields pass before anything changes.
 public enum ItemValidation {
     /// A name without the white space and invisible characters around it, or an error: a name
-    /// that shows nothing (white space, control characters, joiners, fillers) is empty.
+    /// that shows nothing (white space, control characters, joiners, fillers) is empty, and one
+    /// with a character the text policy refuses inside it (NUL, ESC, U+FEFF, an unclosed
+    /// right-to-left override, a private-use character) is refused.
     public static func name(_ text: String) throws(ItemStoreError) -> String {
         let trimmed = VisibleText.trimmed(text)
         guard VisibleText.hasVisibleContent(trimmed) else { throw .emptyName }
+        do { try VisibleText.check(trimmed) } catch { throw .unshowableName(error) }
         guard trimmed.count <= ItemLimits.maximumNameLength else { throw .nameTooLong(length: trimmed.count) }
         guard trimmed.utf8.count <= ItemLimits.maximumNameBytes else { throw .nameTooLarge(bytes: trimmed.utf8.count) }
         return trimmed
@@ -42,6 +45,7 @@ public enum ItemValidation {
         guard let text else { return nil }
         let trimmed = VisibleText.trimmed(text)
         guard VisibleText.hasVisibleContent(trimmed) else { return nil }
+        do { try VisibleText.check(trimmed) } catch { throw .unshowableSerialNumber(error) }
         guard trimmed.count <= ItemLimits.maximumSerialNumberLength else {
             throw .serialNumberTooLong(length: trimmed.count)
         }

@@ -1,9 +1,15 @@
 public import Foundation
+public import SceneSync
 
 /// Why the item store refused an intent. Nothing changes when it does.
 public enum ItemStoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The name is empty, or shows nothing: only white space or invisible characters.
     case emptyName
+    /// The name has a character the text policy refuses: a control or invisible character, an
+    /// unclosed direction override, a private-use character (see ``VisibleText/check(_:allowsLineBreaks:)``).
+    case unshowableName(VisibleText.Refusal)
+    /// The serial number has a character the text policy refuses.
+    case unshowableSerialNumber(VisibleText.Refusal)
     /// The name has more than ``ItemLimits/maximumNameLength`` characters.
     case nameTooLong(length: Int)
     /// The name takes more than ``ItemLimits/maximumNameBytes`` bytes of UTF-8.
@@ -24,8 +30,8 @@ public enum ItemStoreError: Error, Equatable, Sendable, CustomStringConvertible 
     /// The field the error is about, so a form can show it next to that field.
     public var field: Item.Field? {
         switch self {
-        case .emptyName, .nameTooLong, .nameTooLarge: .name
-        case .serialNumberTooLong, .serialNumberTooLarge: .serialNumber
+        case .emptyName, .unshowableName, .nameTooLong, .nameTooLarge: .name
+        case .unshowableSerialNumber, .serialNumberTooLong, .serialNumberTooLarge: .serialNumber
         case .invalidValue: .valueInDollars
         case .unknownItem, .moveOutOfRange, .notSaved: nil
         }
@@ -36,6 +42,10 @@ public enum ItemStoreError: Error, Equatable, Sendable, CustomStringConvertible 
         switch self {
         case .emptyName:
             "An item needs a name."
+        case let .unshowableName(refusal):
+            "A name can't contain that: it \(refusal)."
+        case let .unshowableSerialNumber(refusal):
+            "A serial number can't contain that: it \(refusal)."
         case let .nameTooLong(length):
             "A name can have at most \(ItemLimits.maximumNameLength) characters; this one has \(length)."
         case let .nameTooLarge(bytes):

@@ -1,0 +1,111 @@
+import Logging
+import NIOCore
+
+/// Reads a WebSocket's frame headers from the bytes themselves and closes the connection for what
+/// the WebSocket layer lets through:
+///
+/// - a frame the client did not mask, which RFC 6455 (section 5.1) requires of a server to refuse:
+///   close code 1002, then the connection;
+/// - control frames (ping, pong) beyond the connection's budget, a token bucket of the server's
+///   message rate limit: the WebSocket layer answers every ping by itself, so a flood of them
+///   would take the server's time from everyone else. Close code 1008, then the connection.
+///
+/// It sits first in the connection's pipeline, from the moment the server's `101 Switching
+/// Protocols` goes out. It reads only headers and skips payloads, so it costs a few comparisons per
+/// frame.
+final class WebSocketFrameGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = IOData
+    typealias OutboundOut = IOData
+
+    /// What the frames read so far amount to.
+    enum Verdict: Equatable {
+        case accepted
+        case unmasked
+        case controlFlood
+    }
+
+    private static let switching = Array("HTTP/1.1 101".utf8)
+    /// A close frame from the server: 1002, protocol error.
+    private static let protocolErrorClose: [UInt8] = [0x88, 0x02, 0x03, 0xEA]
+    /// A close frame from the server: 1008, policy violation.
+    private static let policyViolationClose: [UInt8] = [0x88, 0x02, 0x03, 0xF0]
+
+    private let logger: Logger
+    private let reporter: RefusalReporter?
+    private var controlFrames: TokenBucket
+    private var isWebSocket = false
+    private var isRefused = false
+    /// The bytes of the frame header being read.
+    private var header: [UInt8] = []
+    /// The bytes of the current frame's payload still to come.
+    private var payloadLeft = 0
+
+    init(controlFrameLimit: SceneSyncServer.RateLimit, reporter: RefusalReporter? = nil, logger: Logger) {
+        self.logger = logger
+        self.reporter = reporter
+        controlFrames = TokenBucket(controlFrameLimit)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if !isWebSocket, case let .byteBuffer(buffer) = unwrapOutboundIn(data), buffer.readableBytesView.starts(with: Self.switching) {
+            isWebSocket = true
+        }
+        context.write(data, promise: promise)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !isRefused else { return }
+        guard isWebSocket else { return context.fireChannelRead(data) }
+        let verdict = read(unwrapInboundIn(data).readableBytesView)
+        guard verdict == .accepted else {
+            isRefused = true
+            let remote = context.channel.remoteAddress.map { "\($0)" } ?? "unknown"
+            let close: [UInt8]
+            if verdict == .unmasked {
+                logger.warning("Closed a WebSocket that sent an unmasked frame", metadata: ["remote": "\(remote)"])
+                close = Self.protocolErrorClose
+            } else {
+                reporter?.refused("pingFloods")
+                logger.debug("Closed a WebSocket that sent more control frames than its budget", metadata: ["remote": "\(remote)"])
+                close = Self.policyViolationClose
+            }
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(.byteBuffer(ByteBuffer(bytes: close)))).whenComplete { _ in
+                channel.close(promise: nil)
+            }
+            return
+        }
+        context.fireChannelRead(data)
+    }
+
+    /// Reads the frame headers in `bytes`, carrying a header or payload over from the last read,
+    /// until the first frame without its mask bit or over the control-frame budget.
+    func read(_ bytes: ByteBufferView) -> Verdict {
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            if payloadLeft > 0 {
+                let skipped = min(payloadLeft, bytes.endIndex - index)
+                payloadLeft -= skipped
+                index += skipped
+                continue
+            }
+            header.append(bytes[index])
+            index += 1
+            guard header.count >= 2 else { continue }
+            guard header[1] & 0x80 != 0 else { return .unmasked }
+            let short = Int(header[1] & 0x7F)
+            let lengthBytes = short == 126 ? 2 : short == 127 ? 8 : 0
+            guard header.count == 2 + lengthBytes + 4 else { continue }
+            let length = lengthBytes == 0 ? short : header[2..<2 + lengthBytes].reduce(0) { $0 &<< 8 | Int($1) }
+            // A length past Int's range is the frame decoder's to refuse; skip whatever comes.
+            payloadLeft = length < 0 ? .max : length
+            // Ping and pong (and reserved control opcodes); a close frame ends the connection anyway.
+            let opcode = header[0] & 0x0F
+            header.removeAll(keepingCapacity: true)
+            if opcode >= 0x9, !controlFrames.take() { return .controlFlood }
+        }
+        return .accepted
+    }
+}

@@ -1,0 +1,19 @@
+import HTTPTypes
+
+/// The header fields every answer carries, refusals and errors included: nothing is sniffed into
+/// another type, no page is framed, and no URL (which may carry the access token) is sent on as a
+/// referrer.
+enum SecurityHeaders {
+    static let fields: [(name: String, value: String)] = [
+        ("X-Content-Type-Options", "nosniff"),
+        ("Referrer-Policy", "no-referrer"),
+        ("X-Frame-Options", "DENY"),
+    ]
+
+    /// Sets ``fields`` on `headers`.
+    static func add(to headers: inout HTTPFields) {
+        for (name, value) in fields {
+            if let name = HTTPField.Name(name) { headers[name] = value }
+        }
+    }
+}
