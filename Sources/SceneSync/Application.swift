@@ -123,7 +123,8 @@ public final class Application {
     /// The scene is left in ``SceneLifecycle/State/background``; ``move(_:to:)`` brings it forward.
     ///
     /// - Parameter client: Who connects, such as the window's network address; sessions are
-    ///   counted against ``Options/maximumSessionsPerClient`` per client.
+    ///   counted against ``Options/maximumSessionsPerClient`` per client, and the scene's
+    ///   ``ConnectionOptions/client`` says it.
     /// - Throws: ``ApplicationError/tooManySessions(client:)`` when the client's windows all are
     ///   connected and it has as many sessions as it may; what storage throws.
     public func connect(
@@ -165,6 +166,8 @@ public final class Application {
             try await makeRoomForNewSession()
         }
 
+        var connectionOptions = connectionOptions
+        if let client { connectionOptions.client = client }
         let configuration = delegate.application(self, configurationForConnecting: session, options: connectionOptions)
         logger.info("configurationForConnecting", metadata: ["scene.id": "\(session.id)", "configuration": "\(configuration.name)"])
         session.configurationName = configuration.name

@@ -31,10 +31,15 @@ public struct ConnectionOptions: Sendable, Equatable {
     /// every window of it shares (unlike the session, which is the window's own). `nil` when the
     /// host does not say. An app may keep who is signed in per device, as Chat does.
     public var device: String?
+    /// Who connected the window, as the host names it: on the server, the peer's network address.
+    /// ``Application/connect(session:options:client:)`` sets it to its `client`. An app may bound
+    /// what one client creates, as Chat does; behind a proxy every window has the proxy's address.
+    public var client: String?
 
     /// Creates connection options.
-    public init(activity: SceneActivity? = nil, device: String? = nil) {
+    public init(activity: SceneActivity? = nil, device: String? = nil, client: String? = nil) {
         self.activity = activity
         self.device = device
+        self.client = client
     }
 }

@@ -47,8 +47,8 @@ extension VisibleText {
     /// Checks text a person typed against the one policy for every string SceneSync shows to
     /// other people: names, serial numbers, titles, messages.
     ///
-    /// Refused: text that shows nothing; control characters (C0, DEL, C1); line breaks, unless
-    /// `allowsLineBreaks`; invisible formatting characters inside the text (U+FEFF, U+200B, …),
+    /// Refused: text that shows nothing; control characters (C0, DEL, C1), save tabs where
+    /// `allowsLineBreaks`; line breaks, unless `allowsLineBreaks`; invisible formatting characters inside the text (U+FEFF, U+200B, …),
     /// save the joiners that build emoji and scripts (U+200C, U+200D), the direction marks (U+200E,
     /// U+200F, U+061C), the soft hyphen and the tag characters of flag emoji; private-use code
     /// points; and bidirectional embeddings, overrides and isolates that are not closed, in
@@ -68,6 +68,9 @@ extension VisibleText {
             switch value {
             case 0x0A, 0x2028, 0x2029:
                 guard allowsLineBreaks else { throw .lineBreak(value) }
+            case 0x09:
+                // A tab lines up pasted code or tables in text of several lines; a name has none.
+                guard allowsLineBreaks else { throw .controlCharacter(value) }
             case 0x202A, 0x202B, 0x202D, 0x202E, 0x2066...0x2068:
                 open.append(value)
             case 0x202C:

@@ -117,7 +117,10 @@ enum ChatSeed {
 
     static func make(people: Int, long: Int, short: Int, in dataDirectory: URL) async throws -> Seeded {
         let storage = try SQLiteStorage(path: dataDirectory.appendingPathComponent("\(ChatController.app).sqlite").path)
-        let chat = try await ChatController(storage: storage, logger: Logger(label: "scenesync-bench.chat"))
+        // Seeding sends far faster than a person may: the server, started afterwards, keeps the
+        // default bounds, which the timed messages (one every --interval ms) stay within.
+        let seeding = ChatSettings(messageBurst: 1_000_000, messagesPerSecond: 1_000_000)
+        let chat = try await ChatController(storage: storage, settings: seeding, logger: Logger(label: "scenesync-bench.chat"))
         var devices: [String] = []
         var persons: [Person] = []
         for index in 0..<people {

@@ -42,6 +42,7 @@ struct VisibleTextPolicyTests {
 
     @Test func takesLineBreaksOnlyWhereAFieldHasSeveralLines() throws {
         try VisibleText.check("first\nsecond", allowsLineBreaks: true)
+        try VisibleText.check("name\tprice\nSpork\t$3", allowsLineBreaks: true)
         #expect(throws: VisibleText.Refusal.controlCharacter(0xD)) { try VisibleText.check("first\r\nsecond", allowsLineBreaks: true) }
         #expect(throws: VisibleText.Refusal.showsNothing) { try VisibleText.check("\n\n", allowsLineBreaks: true) }
     }

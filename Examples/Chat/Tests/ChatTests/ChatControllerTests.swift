@@ -135,8 +135,10 @@ struct ChatControllerTests {
 
     @Test func namesWithCommasLineBreaksOrInvisibleCharactersOrTooManyBytesAreRefused() async throws {
         let chat = try await open(try SQLiteStorage.inMemory())
-        for name in ["Ana, Bo", "Ana\nBo", "A\u{200B}na", "Ana\u{0007}"] {
-            await #expect(throws: ChatError.nameNotAllowed) { try await chat.signIn(name: name, device: device, origin: nil) }
+        await #expect(throws: ChatError.nameNotAllowed) { try await chat.signIn(name: "Ana, Bo", device: device, origin: nil) }
+        let refused: [(String, VisibleText.Refusal)] = [("Ana\nBo", .lineBreak(0x0A)), ("A\u{200B}na", .invisibleCharacter(0x200B)), ("An\u{0007}a", .controlCharacter(0x07))]
+        for (name, refusal) in refused {
+            await #expect(throws: ChatError.unshowableName(refusal)) { try await chat.signIn(name: name, device: device, origin: nil) }
         }
         let heavy = String(repeating: "e\u{301}\u{301}\u{301}\u{301}\u{301}", count: 30)
         #expect(heavy.count == 30)

@@ -16,8 +16,8 @@ struct ChatSceneTests {
     static let anaDevice = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
     static let boDevice = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
 
-    func launch(_ storage: any SceneSyncStorage) async throws -> (SceneHost, ChatController) {
-        let delegate = ChatAppDelegate(logger: Logger(label: "test"))
+    func launch(_ storage: any SceneSyncStorage, settings: ChatSettings = .init()) async throws -> (SceneHost, ChatController) {
+        let delegate = ChatAppDelegate(settings: settings, logger: Logger(label: "test"))
         let host = try await SceneHost.launch(delegate: delegate, storage: storage)
         return (host, try #require(delegate.chat))
     }
@@ -191,6 +191,49 @@ struct ChatSceneTests {
         try await host.perform(.send, on: Detail.composer, value: "m121", in: ana)
         try await host.waitUntil("the new message last") { messageTexts(bo).last == "m121" }
         #expect(bo.patchFailures.isEmpty)
+    }
+
+    @Test func aConversationLongerThanTheServerHoldsSaysOlderMessagesAreNotShown() async throws {
+        let settings = ChatSettings(messageBurst: 1_000, messagesKeptPerConversation: 60)
+        let (host, chat) = try await launch(try SQLiteStorage.inMemory(), settings: settings)
+        let (ana, bo, talk) = try await lunch(host, chat)
+        let anaPerson = try #require(await chat.controller.state.person(on: Self.anaDevice))
+        for number in 1...100 { try await chat.send("m\(number)", in: talk.id, from: anaPerson.id, origin: nil) }
+        try await host.perform(.select, on: List.row(talk.id), in: bo)
+        #expect(messageTexts(bo) == (51...100).map { "m\($0)" })
+        #expect(bo.node(Detail.messages)?.children.first?.id == Detail.loadEarlier && bo.node(Detail.earlierNotKept) == nil)
+        try await host.tap(Detail.loadEarlier, in: bo)
+        #expect(messageTexts(bo) == (41...100).map { "m\($0)" }, "as far back as the server holds")
+        #expect(bo.node(Detail.loadEarlier) == nil)
+        #expect(bo.node(Detail.messages)?.children.first?.id == Detail.earlierNotKept)
+        #expect(bo.text(Detail.earlierNotKept, "text") == "Older messages are not shown: a conversation keeps its newest 60.")
+        try await host.perform(.select, on: List.row(talk.id), in: ana)
+        try await host.perform(.send, on: Detail.composer, value: "m101", in: ana)
+        try await host.waitUntil("the new message last") { messageTexts(bo).last == "m101" }
+        #expect(messageTexts(bo).count == 61 && bo.patchFailures.isEmpty && ana.patchFailures.isEmpty)
+        #expect(ana.node(Detail.loadEarlier) != nil, "a window showing the newest page may still load the rest held")
+    }
+
+    @Test func theWindowsClientAddressCountsWhoItSignsUpAndSendingTooFastIsRefusedInTheWindow() async throws {
+        let settings = ChatSettings(messageBurst: 1, messagesPerSecond: 0.001, maximumPeoplePerClient: 1)
+        let (host, chat) = try await launch(try SQLiteStorage.inMemory(), settings: settings)
+        let ana = try await host.openWindow(client: "192.0.2.7", device: Self.anaDevice)
+        try await signIn("Ana", in: ana, host: host)
+        let bo = try await host.openWindow(client: "192.0.2.7", device: Self.boDevice)
+        await #expect(throws: ChatError.tooManyPeopleFromClient(limit: 1)) {
+            try await host.perform(.send, on: SignInScreen.field, value: "Bo", in: bo)
+        }
+        let elsewhere = try await host.openWindow(client: "192.0.2.8", device: Self.boDevice)
+        try await signIn("Bo", in: elsewhere, host: host)
+        let anaPerson = try #require(await chat.controller.state.person(on: Self.anaDevice))
+        let talk = try await chat.startConversation(title: "Lunch", with: ["Bo"], by: anaPerson.id, origin: nil)
+        try await host.waitUntil("the conversation in Ana's list") { ana.node(List.row(talk.id)) != nil }
+        try await host.perform(.select, on: List.row(talk.id), in: ana)
+        try await host.perform(.send, on: Detail.composer, value: "one", in: ana)
+        await #expect(throws: ChatError.sendingTooFast(retryAfterSeconds: 1_000)) {
+            try await host.perform(.send, on: Detail.composer, value: "two", in: ana)
+        }
+        #expect(messageTexts(ana) == ["one"])
     }
 
     @Test func startingAConversationOpensItAndRefusesUnknownPeople() async throws {

@@ -20,7 +20,33 @@ public final class ChatController: Sendable {
 
     /// The underlying model controller.
     public let controller: ModelController<ChatState>
+    /// The bounds on what one person or client may do.
+    public let settings: ChatSettings
     private let now: @Sendable () -> Date
+    /// Each person's sending allowance: what is left of the burst, and when it was counted.
+    private let allowances = Mutex<[UUID: Allowance]>([:])
+    /// What each client (network address) has created since the server started.
+    private let clients = Mutex<[String: ClientCounts]>([:])
+
+    private struct Allowance {
+        var messages: Double
+        var countedAt: Date
+    }
+
+    private struct ClientCounts {
+        var people = 0
+        var conversations = 0
+
+        subscript(creation: Creation) -> Int {
+            get { creation == .person ? people : conversations }
+            set { if creation == .person { people = newValue } else { conversations = newValue } }
+        }
+    }
+
+    /// What a client creates.
+    private enum Creation {
+        case person, conversation
+    }
     /// Read marks waiting to be committed, and who waits for them.
     private let pendingReads = Mutex(PendingReads())
 
@@ -35,13 +61,26 @@ public final class ChatController: Sendable {
         let conversation: UUID
     }
 
-    /// Opens Chat on `storage`; `now` dates messages (the system clock by default).
+    /// Opens Chat on `storage` with `settings`; `now` dates messages and paces sending (the
+    /// system clock by default).
+    ///
+    /// If the stored conversations hold a different number of messages than
+    /// ``ChatSettings/messagesKeptPerConversation``, this records the new number
+    /// (``ChatEvent/messagesKeptChanged(messagesPerConversation:)``), letting go of messages at once
+    /// if it is smaller.
     public init(
-        storage: any SceneSyncStorage, options: ModelController<ChatState>.Options = .init(), logger: Logger,
-        now: @escaping @Sendable () -> Date = { Date() }
+        storage: any SceneSyncStorage, options: ModelController<ChatState>.Options = .init(), settings: ChatSettings = .init(),
+        logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
     ) async throws {
         controller = try await ModelController(app: Self.app, storage: storage, options: options, logger: logger)
+        self.settings = settings
         self.now = now
+        let kept = settings.messagesKeptPerConversation
+        if await controller.state.messagesKept != kept {
+            try await controller.perform(origin: nil) { state in
+                state.messagesKept == kept ? [] : [.messagesKeptChanged(messagesPerConversation: kept)]
+            }
+        }
     }
 
     /// The committed state and its sequence number.
@@ -50,25 +89,48 @@ public final class ChatController: Sendable {
     }
 
     /// Signs `device` in as the person called `name`, who is created if no one has that name yet.
+    /// A person signed in on ``ChatSettings/maximumDevicesPerPerson`` devices already is signed
+    /// out of the one signed in longest ago. `client` is who asks, such as the window's network
+    /// address (``ConnectionOptions/client``); it may create at most
+    /// ``ChatSettings/maximumPeoplePerClient`` people while the server runs. `nil` (the server
+    /// itself) is not counted.
     ///
     /// - Throws: ``ChatError/emptyName``, ``ChatError/nameTooLong(length:limit:)``,
-    ///   ``ChatError/tooManyPeople(limit:)``.
+    ///   ``ChatError/tooManyBytes(bytes:limit:)``, ``ChatError/unshowableName(_:)``,
+    ///   ``ChatError/nameNotAllowed``, ``ChatError/tooManyPeople(limit:)``,
+    ///   ``ChatError/tooManyPeopleFromClient(limit:)``.
     @discardableResult
-    public func signIn(name: String, device: String, origin: SceneSession.ID?) async throws(ChatError) -> Person {
-        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !name.isEmpty else { throw .emptyName }
+    public func signIn(name typed: String, device: String, client: String? = nil, origin: SceneSession.ID?) async throws(ChatError) -> Person {
+        let name = VisibleText.trimmed(typed)
+        guard !name.isEmpty else { throw Self.isBlank(typed) ? .emptyName : .unshowableName(.showsNothing) }
         guard name.count <= ChatLimits.maximumNameLength else { throw .nameTooLong(length: name.count, limit: ChatLimits.maximumNameLength) }
         try Self.checkBytes(name, limit: ChatLimits.maximumNameBytes)
-        guard !name.unicodeScalars.contains(where: { $0 == "," || Self.isInvisible($0) }) else { throw .nameNotAllowed }
+        do { try VisibleText.check(name) } catch { throw .unshowableName(error) }
+        guard !name.contains(",") else { throw .nameNotAllowed }
+        // Counted before the intent, so that one client's sign-ins at once cannot all pass; given
+        // back if the intent created no one.
+        let counted = await controller.state.person(named: name) == nil ? client : nil
+        if let counted { try count(.person, for: counted, limit: settings.maximumPeoplePerClient) }
         let newcomer = Person(name: name)
-        let envelopes = try await perform(origin: origin) { state throws(ChatError) in
-            if let person = state.person(named: name) {
-                return state.devices[device] == person.id ? [] : [.signedIn(device: device, person: person.id)]
+        let devicesPerPerson = settings.maximumDevicesPerPerson
+        let envelopes: [EventEnvelope<ChatEvent>]
+        do {
+            envelopes = try await perform(origin: origin) { state throws(ChatError) in
+                if let person = state.person(named: name) {
+                    guard state.devices[device] != person.id else { return [] }
+                    let excess = state.devices(of: person.id).count + 1 - devicesPerPerson
+                    return state.devices(of: person.id).prefix(max(0, excess)).map { .signedOut(device: $0) }
+                        + [.signedIn(device: device, person: person.id)]
+                }
+                guard state.people.count < ChatLimits.maximumPeople else { throw .tooManyPeople(limit: ChatLimits.maximumPeople) }
+                return [.personJoined(newcomer), .signedIn(device: device, person: newcomer.id)]
             }
-            guard state.people.count < ChatLimits.maximumPeople else { throw .tooManyPeople(limit: ChatLimits.maximumPeople) }
-            return [.personJoined(newcomer), .signedIn(device: device, person: newcomer.id)]
+        } catch {
+            if let counted { uncount(.person, for: counted) }
+            throw error
         }
         for envelope in envelopes { if case let .personJoined(person) = envelope.event { return person } }
+        if let counted { uncount(.person, for: counted) }
         guard let person = await controller.state.person(on: device) else { throw .notSignedIn }
         return person
     }
@@ -79,54 +141,76 @@ public final class ChatController: Sendable {
     }
 
     /// Starts a conversation called `title` between `person` and the people named `names`.
+    /// A person may start at most ``ChatSettings/maximumConversationsStartedPerPerson``
+    /// conversations; `client`, who asks (see ``signIn(name:device:client:origin:)``), at most
+    /// ``ChatSettings/maximumConversationsPerClient`` while the server runs.
     ///
     /// - Throws: ``ChatError/emptyTitle``, ``ChatError/titleTooLong(length:limit:)``,
+    ///   ``ChatError/tooManyBytes(bytes:limit:)``, ``ChatError/unshowableTitle(_:)``,
     ///   ``ChatError/unknownParticipant(_:)`` for the first name no one has,
     ///   ``ChatError/noOtherParticipants``, ``ChatError/tooManyParticipants(count:limit:)``,
-    ///   ``ChatError/tooManyConversations(limit:)``.
+    ///   ``ChatError/tooManyConversationsStarted(limit:)``, ``ChatError/tooManyConversations(limit:)``,
+    ///   ``ChatError/tooManyConversationsFromClient(limit:)``.
     @discardableResult
-    public func startConversation(title: String, with names: [String], by person: UUID, origin: SceneSession.ID?) async throws(ChatError) -> Conversation {
-        let title = title.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !title.isEmpty else { throw .emptyTitle }
+    public func startConversation(
+        title typed: String, with names: [String], by person: UUID, client: String? = nil, origin: SceneSession.ID?
+    ) async throws(ChatError) -> Conversation {
+        let title = VisibleText.trimmed(typed)
+        guard !title.isEmpty else { throw Self.isBlank(typed) ? .emptyTitle : .unshowableTitle(.showsNothing) }
         guard title.count <= ChatLimits.maximumTitleLength else { throw .titleTooLong(length: title.count, limit: ChatLimits.maximumTitleLength) }
         try Self.checkBytes(title, limit: ChatLimits.maximumTitleBytes)
-        let names = names.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+        do { try VisibleText.check(title) } catch { throw .unshowableTitle(error) }
+        let names = names.map { VisibleText.trimmed($0) }.filter { !$0.isEmpty }
         guard names.count < ChatLimits.maximumParticipants else {
             throw .tooManyParticipants(count: names.count + 1, limit: ChatLimits.maximumParticipants)
         }
         let id = UUID()
         let startedAt = now()
-        let envelopes = try await perform(origin: origin) { state throws(ChatError) in
-            guard state.people[person] != nil else { throw .notSignedIn }
-            var participants = [person]
-            for name in names {
-                guard let other = state.person(named: name) else { throw .unknownParticipant(name) }
-                if !participants.contains(other.id) { participants.append(other.id) }
+        let perPerson = settings.maximumConversationsStartedPerPerson
+        if let client { try count(.conversation, for: client, limit: settings.maximumConversationsPerClient) }
+        let envelopes: [EventEnvelope<ChatEvent>]
+        do {
+            envelopes = try await perform(origin: origin) { state throws(ChatError) in
+                guard state.people[person] != nil else { throw .notSignedIn }
+                var participants = [person]
+                for name in names {
+                    guard let other = state.person(named: name) else { throw .unknownParticipant(name) }
+                    if !participants.contains(other.id) { participants.append(other.id) }
+                }
+                guard participants.count > 1 else { throw .noOtherParticipants }
+                guard state.conversationsStarted(by: person) < perPerson else { throw .tooManyConversationsStarted(limit: perPerson) }
+                guard state.conversations.count < ChatLimits.maximumConversations else {
+                    throw .tooManyConversations(limit: ChatLimits.maximumConversations)
+                }
+                return [.conversationStarted(Conversation(id: id, title: title, participants: participants, startedAt: startedAt))]
             }
-            guard participants.count > 1 else { throw .noOtherParticipants }
-            guard state.conversations.count < ChatLimits.maximumConversations else {
-                throw .tooManyConversations(limit: ChatLimits.maximumConversations)
-            }
-            return [.conversationStarted(Conversation(id: id, title: title, participants: participants, startedAt: startedAt))]
+        } catch {
+            if let client { uncount(.conversation, for: client) }
+            throw error
         }
         guard case let .conversationStarted(conversation)? = envelopes.first?.event else { throw .notSaved(reason: "The conversation was not started.") }
         return conversation
     }
 
     /// Sends `text` to `conversation` as `person`. The text is kept as typed, less the spaces and
-    /// empty lines around it.
+    /// empty lines around it. A person may send ``ChatSettings/messageBurst`` messages at once,
+    /// then ``ChatSettings/messagesPerSecond``.
     ///
     /// - Throws: ``ChatError/emptyMessage``, ``ChatError/messageTooLong(length:limit:)``,
-    ///   ``ChatError/unknownConversation(_:)``, ``ChatError/notAParticipant``.
+    ///   ``ChatError/tooManyBytes(bytes:limit:)``, ``ChatError/unshowableMessage(_:)``,
+    ///   ``ChatError/sendingTooFast(retryAfterSeconds:)``, ``ChatError/unknownConversation(_:)``,
+    ///   ``ChatError/notAParticipant``.
     @discardableResult
-    public func send(_ text: String, in conversation: UUID, from person: UUID, origin: SceneSession.ID?) async throws(ChatError) -> Message {
-        let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !text.isEmpty else { throw .emptyMessage }
+    public func send(_ typed: String, in conversation: UUID, from person: UUID, origin: SceneSession.ID?) async throws(ChatError) -> Message {
+        let text = VisibleText.trimmed(typed)
+        guard !text.isEmpty else { throw Self.isBlank(typed) ? .emptyMessage : .unshowableMessage(.showsNothing) }
         guard text.count <= ChatLimits.maximumMessageLength else {
             throw .messageTooLong(length: text.count, limit: ChatLimits.maximumMessageLength)
         }
         try Self.checkBytes(text, limit: ChatLimits.maximumMessageBytes)
+        do { try VisibleText.check(text, allowsLineBreaks: true) } catch { throw .unshowableMessage(error) }
         let sentAt = now()
+        try spendAllowance(of: person, at: sentAt)
         let envelopes = try await perform(origin: origin) { state throws(ChatError) in
             try Self.check(person, in: conversation, state)
             return [.messageSent(conversation: conversation, message: Message(
@@ -203,21 +287,54 @@ public final class ChatController: Sendable {
         }
     }
 
-    /// Up to `limit` messages of `conversation` before the message numbered `number`, oldest first.
+    /// Up to `limit` messages of `conversation` before the message numbered `number`, oldest
+    /// first: of those held (see ``ChatSettings/messagesKeptPerConversation``).
     public func messages(in conversation: UUID, before number: Int, limit: Int = ChatLimits.pageSize) async -> [Message] {
         await controller.state.messages(in: conversation).page(before: number, limit: limit)
+    }
+
+    /// Whether `text` is empty or white space only: left blank, rather than filled with
+    /// something that shows nothing.
+    private static func isBlank(_ text: String) -> Bool {
+        text.allSatisfy(\.isWhitespace)
     }
 
     private static func checkBytes(_ text: String, limit: Int) throws(ChatError) {
         guard text.utf8.count <= limit else { throw .tooManyBytes(bytes: text.utf8.count, limit: limit) }
     }
 
-    /// Line breaks, controls, and characters that show nothing (format characters such as joiners).
-    private static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.properties.generalCategory {
-        case .control, .format, .lineSeparator, .paragraphSeparator, .unassigned, .privateUse, .surrogate: true
-        default: false
+    /// Takes one message from `person`'s allowance (a token bucket), or refuses.
+    private func spendAllowance(of person: UUID, at date: Date) throws(ChatError) {
+        let (burst, rate) = (Double(settings.messageBurst), settings.messagesPerSecond)
+        let wait: Double? = allowances.withLock { allowances in
+            var allowance = allowances[person] ?? Allowance(messages: burst, countedAt: date)
+            // A clock set back gives nothing back, and takes nothing away.
+            let elapsed = max(0, date.timeIntervalSince(allowance.countedAt))
+            allowance.messages = min(burst, allowance.messages + elapsed * rate)
+            allowance.countedAt = max(date, allowance.countedAt)
+            defer { allowances[person] = allowance }
+            guard allowance.messages >= 1 else { return (1 - allowance.messages) / rate }
+            allowance.messages -= 1
+            return nil
         }
+        if let wait { throw .sendingTooFast(retryAfterSeconds: max(1, Int(wait.rounded(.up)))) }
+    }
+
+    /// Counts one more `creation` by `client`, or refuses at `limit`.
+    private func count(_ creation: Creation, for client: String, limit: Int) throws(ChatError) {
+        let allowed = clients.withLock { clients in
+            guard clients[client, default: ClientCounts()][creation] < limit else { return false }
+            clients[client, default: ClientCounts()][creation] += 1
+            return true
+        }
+        guard allowed else {
+            throw creation == .person ? .tooManyPeopleFromClient(limit: limit) : .tooManyConversationsFromClient(limit: limit)
+        }
+    }
+
+    /// Gives back a `creation` counted for `client` that did not happen.
+    private func uncount(_ creation: Creation, for client: String) {
+        clients.withLock { clients in clients[client]?[creation] -= 1 }
     }
 
     private static func check(_ person: UUID, in conversation: UUID, _ state: ChatState) throws(ChatError) {

@@ -71,6 +71,9 @@ public enum ChatEvent: UpdateEvent {
     /// Marks made at about the same time (everyone's windows on a conversation, when a message
     /// arrives) come as one event.
     case conversationsRead([ReadMark])
+    /// From now on each conversation holds its newest `messagesPerConversation` messages (see
+    /// ``ChatSettings/messagesKeptPerConversation``); older ones are let go of at once.
+    case messagesKeptChanged(messagesPerConversation: Int)
 }
 
 /// That `person` has read `conversation` through message `through`.
@@ -98,9 +101,10 @@ public enum ChatTransient: Codable, Sendable, Equatable {
     case stoppedTyping(conversation: UUID, person: UUID)
 }
 
-/// Chat's bounds: on what one message, name or conversation may hold, and on how many people and
-/// conversations a server keeps. Messages and signed-in devices are not bounded in number: a
-/// conversation keeps its history, and each browser that signs in keeps a record.
+/// Chat's fixed bounds: on what one message, name or conversation may hold, and on how many people
+/// and conversations a server keeps. ``ChatSettings`` holds those that can be changed: how fast a
+/// person may send, how many messages a conversation holds, and how much one person or client may
+/// create.
 public enum ChatLimits {
     /// The most characters in a message.
     public static let maximumMessageLength = 4_000

@@ -4,8 +4,13 @@ public import SceneSync
 /// Chat's whole state: people, who is signed in on which device, conversations, their messages,
 /// and how far each person has read each conversation.
 ///
-/// Records: `people/<id>`, `devices/<device>` (the person's id), `conversations/<id>`,
-/// `messages/<conversation>/<number>` and `reads/<person>/<conversation>` (the last message read).
+/// Records: `people/<id>`, `devices/<device>` (the person's id and the order of sign-ins),
+/// `conversations/<id>`, `messages/<conversation>/<number>` (every message),
+/// `reads/<person>/<conversation>` (the last message read) and `settings/messagesKept`.
+///
+/// In memory each conversation holds only its newest ``messagesKept`` messages, so that memory
+/// does not grow with a conversation's history; every message stays in the records, and a window
+/// larger after a restart holds more of them again.
 public struct ChatState: ModelState {
     public typealias Event = ChatEvent
     public typealias Transient = ChatTransient
@@ -16,6 +21,15 @@ public struct ChatState: ModelState {
     public private(set) var devices: [String: UUID] = [:]
     /// Every conversation, by key.
     public private(set) var conversations: [UUID: Conversation] = [:]
+    /// How many of its newest messages each conversation holds.
+    public private(set) var messagesKept = ChatSettings.defaultMessagesKeptPerConversation
+    /// The order of each device's sign-in (higher is later), to sign out the oldest first.
+    private var deviceSignIns: [String: Int] = [:]
+    /// The devices signed in as each person.
+    private var devicesOfPerson: [UUID: Set<String>] = [:]
+    private var nextSignIn = 1
+    /// How many conversations each person has started.
+    private var startedCounts: [UUID: Int] = [:]
     private var peopleByName: [String: UUID] = [:]
     private var logs: [UUID: MessageLog] = [:]
     /// The number of the last message each person has read, per conversation.
@@ -28,13 +42,17 @@ public struct ChatState: ModelState {
     public init() {}
 
     public init(records: RecordSet) throws {
+        if let kept = try records.decode("settings", as: Int.self)["messagesKept"] { messagesKept = max(1, kept) }
         for (_, person) in try records.decode("people", as: Person.self) { addPerson(person) }
-        for (device, person) in try records.decode("devices", as: UUID.self) { devices[device] = person }
+        for (device, record) in try records.decode("devices", as: DeviceRecord.self) {
+            signIn(device, as: record.person, order: record.order)
+        }
         for (key, conversation) in try records.decode("conversations", as: Conversation.self) {
             guard conversation.id.uuidString == key else {
                 throw StorageError.corruptRecord(collection: "conversations", key: key, reason: "The record is another conversation's.")
             }
             conversations[conversation.id] = conversation
+            if let starter = conversation.participants.first { startedCounts[starter, default: 0] += 1 }
         }
         var loaded: [UUID: [Message]] = [:]
         for (key, message) in try records.decode("messages", as: Message.self) {
@@ -44,13 +62,17 @@ public struct ChatState: ModelState {
             loaded[conversation, default: []].append(message)
         }
         for (conversation, messages) in loaded {
-            var log = MessageLog()
-            for (index, message) in messages.sorted(by: { $0.number < $1.number }).enumerated() {
-                guard message.number == index + 1 else {
-                    throw StorageError.corruptRecord(collection: "messages", key: "\(conversation)/\(index + 1)", reason: "The message is missing.")
+            // The records hold the newest messages, without gaps: older ones were let go of.
+            let sorted = messages.sorted(by: { $0.number < $1.number })
+            let first = sorted[0].number
+            var log = MessageLog(startingAt: first)
+            for (index, message) in sorted.enumerated() {
+                guard message.number == first + index else {
+                    throw StorageError.corruptRecord(collection: "messages", key: "\(conversation)/\(first + index)", reason: "The message is missing.")
                 }
                 log.append(message)
             }
+            log.dropOldest(keeping: messagesKept)
             logs[conversation] = log
         }
         for (key, through) in try records.decode("reads", as: Int.self) {
@@ -74,13 +96,15 @@ public struct ChatState: ModelState {
             addPerson(person)
             return [.save(collection: "people", key: person.id.uuidString, value: person)]
         case let .signedIn(device, person):
-            devices[device] = person
-            return [.save(collection: "devices", key: device, value: person)]
+            let order = nextSignIn
+            signIn(device, as: person, order: order)
+            return [.save(collection: "devices", key: device, value: DeviceRecord(person: person, order: order))]
         case let .signedOut(device):
-            devices[device] = nil
+            signOut(device)
             return [.delete(collection: "devices", key: device)]
         case let .conversationStarted(conversation):
             conversations[conversation.id] = conversation
+            if let starter = conversation.participants.first { startedCounts[starter, default: 0] += 1 }
             return [.save(collection: "conversations", key: conversation.id.uuidString, value: conversation)]
         case let .messageSent(conversation, message):
             unreadTotals[message.sender, default: 0] -= unread(message.sender, in: conversation)
@@ -88,6 +112,7 @@ public struct ChatState: ModelState {
                 unreadTotals[person, default: 0] += 1
             }
             logs[conversation, default: MessageLog()].append(message)
+            logs[conversation]?.dropOldest(keeping: messagesKept)
             latest = (conversation, message)
             reads[message.sender, default: [:]][conversation] = message.number
             return [
@@ -101,6 +126,10 @@ public struct ChatState: ModelState {
                 unreadTotals[mark.person, default: 0] -= before - unread(mark.person, in: mark.conversation)
                 return .save(collection: "reads", key: Self.readKey(mark.person, mark.conversation), value: mark.through)
             }
+        case let .messagesKeptChanged(kept):
+            messagesKept = max(1, kept)
+            for conversation in logs.keys { logs[conversation]?.dropOldest(keeping: messagesKept) }
+            return [.save(collection: "settings", key: "messagesKept", value: messagesKept)]
         }
     }
 
@@ -127,12 +156,12 @@ public struct ChatState: ModelState {
         logs[conversation]?.last?.sentAt ?? conversations[conversation]?.startedAt
     }
 
-    /// The conversation's messages.
+    /// The conversation's messages: its newest ``messagesKept``.
     public func messages(in conversation: UUID) -> MessageLog {
         logs[conversation] ?? MessageLog()
     }
 
-    /// How many messages the conversation has.
+    /// How many messages the conversation has had: the number of its newest, held or not.
     public func messageCount(in conversation: UUID) -> Int {
         logs[conversation]?.count ?? 0
     }
@@ -152,6 +181,16 @@ public struct ChatState: ModelState {
         unreadTotals[person] ?? 0
     }
 
+    /// The devices signed in as `person`, the one signed in longest ago first.
+    public func devices(of person: UUID) -> [String] {
+        (devicesOfPerson[person] ?? []).sorted { (deviceSignIns[$0] ?? 0, $0) < (deviceSignIns[$1] ?? 0, $1) }
+    }
+
+    /// How many conversations `person` has started.
+    public func conversationsStarted(by person: UUID) -> Int {
+        startedCounts[person] ?? 0
+    }
+
     /// The name of the person `id`, or a stand-in if there is none.
     public func name(of id: UUID) -> String {
         people[id]?.name ?? "Someone"
@@ -161,6 +200,21 @@ public struct ChatState: ModelState {
 
     static func fold(_ name: String) -> String {
         name.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+    }
+
+    private mutating func signIn(_ device: String, as person: UUID, order: Int) {
+        signOut(device)
+        devices[device] = person
+        deviceSignIns[device] = order
+        devicesOfPerson[person, default: []].insert(device)
+        nextSignIn = max(nextSignIn, order + 1)
+    }
+
+    private mutating func signOut(_ device: String) {
+        guard let person = devices.removeValue(forKey: device) else { return }
+        deviceSignIns[device] = nil
+        devicesOfPerson[person]?.remove(device)
+        if devicesOfPerson[person]?.isEmpty == true { devicesOfPerson[person] = nil }
     }
 
     private mutating func addPerson(_ person: Person) {
@@ -174,5 +228,28 @@ public struct ChatState: ModelState {
 
     static func readKey(_ person: UUID, _ conversation: UUID) -> String {
         "\(person.uuidString)/\(conversation.uuidString)"
+    }
+}
+
+/// A signed-in device's record: who it is signed in as, and when among the sign-ins. Records
+/// written before sign-ins were ordered hold the person's id alone, and come first.
+struct DeviceRecord: Codable, Sendable {
+    let person: UUID
+    let order: Int
+
+    init(person: UUID, order: Int) {
+        self.person = person
+        self.order = order
+    }
+
+    private enum CodingKeys: String, CodingKey { case person, order }
+
+    init(from decoder: any Decoder) throws {
+        if let person = try? decoder.singleValueContainer().decode(UUID.self) {
+            self.init(person: person, order: 0)
+            return
+        }
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(person: try container.decode(UUID.self, forKey: .person), order: try container.decode(Int.self, forKey: .order))
     }
 }

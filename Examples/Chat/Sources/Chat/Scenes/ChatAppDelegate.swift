@@ -7,15 +7,18 @@ public import SceneSync
 public final class ChatAppDelegate: ApplicationDelegate {
     /// The chat, open after launch.
     public private(set) var chat: ChatController?
+    /// The bounds the chat opens with.
+    public let settings: ChatSettings
     private let logger: Logger
 
-    /// Creates the delegate.
-    public init(logger: Logger) {
+    /// Creates the delegate; the chat opens with `settings`.
+    public init(settings: ChatSettings = .init(), logger: Logger) {
+        self.settings = settings
         self.logger = logger
     }
 
     public func applicationDidFinishLaunching(_ application: Application) async throws {
-        chat = try await ChatController(storage: application.storage, logger: logger)
+        chat = try await ChatController(storage: application.storage, settings: settings, logger: logger)
     }
 
     public func application(

@@ -13,6 +13,9 @@ public final class ChatCoordinator: Coordinator, ChatScreenDelegate, NewConversa
     public unowned let window: SceneWindow
     /// The window's device: who signs in here signs in every window of it.
     public let device: String
+    /// Who connected the window (its network address; see ``ConnectionOptions/client``), whose
+    /// sign-ups and new conversations are counted against ``ChatSettings``' bounds per client.
+    public let client: String?
     /// The window's one navigation stack.
     public let navigation = NavigationController()
     /// Who the window acts for, once signed in.
@@ -21,10 +24,11 @@ public final class ChatCoordinator: Coordinator, ChatScreenDelegate, NewConversa
     private var personChanges = 0
 
     /// Creates the coordinator.
-    public init(chat: ChatController, window: SceneWindow, device: String) {
+    public init(chat: ChatController, window: SceneWindow, device: String, client: String? = nil) {
         self.chat = chat
         self.window = window
         self.device = device
+        self.client = client
     }
 
     /// Shows the sign-in screen or the person's conversations, restoring the path in `state` as
@@ -82,7 +86,7 @@ public final class ChatCoordinator: Coordinator, ChatScreenDelegate, NewConversa
     public func chatScreenWantsNewConversation(_ screen: ScreenController) async {
         guard let person, let root = navigation.screens.first as? ConversationsScreen,
               !(navigation.topScreen is NewConversationScreen) else { return }
-        let new = NewConversationScreen(chat: chat, person: person)
+        let new = NewConversationScreen(chat: chat, person: person, client: client)
         new.delegate = self
         await navigation.setScreens([root, new])
     }
@@ -116,7 +120,7 @@ public final class ChatCoordinator: Coordinator, ChatScreenDelegate, NewConversa
 
     private func screens(for path: [Route], in state: ChatState) -> [ScreenController] {
         guard let person, state.people[person.id] != nil else {
-            let screen = SignInScreen(chat: chat, device: device)
+            let screen = SignInScreen(chat: chat, device: device, client: client)
             screen.delegate = self
             return [screen]
         }
@@ -128,7 +132,7 @@ public final class ChatCoordinator: Coordinator, ChatScreenDelegate, NewConversa
             return [list, makeConversationScreen(conversation, person: person)]
         }
         if top.name == NewConversationScreen.routeName {
-            let new = NewConversationScreen(chat: chat, person: person)
+            let new = NewConversationScreen(chat: chat, person: person, client: client)
             new.delegate = self
             return [list, new]
         }

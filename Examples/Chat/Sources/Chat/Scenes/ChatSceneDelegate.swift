@@ -31,7 +31,8 @@ public final class ChatSceneDelegate: SceneDelegate {
 
     public func scene(_ scene: Scene, willConnectTo session: SceneSession, options: ConnectionOptions) {
         let window = SceneWindow(scene: scene, title: "Chat")
-        let coordinator = ChatCoordinator(chat: chat, window: window, device: options.device ?? "window-\(session.id.rawValue)")
+        let coordinator = ChatCoordinator(chat: chat, window: window, device: options.device ?? "window-\(session.id.rawValue)",
+                                      client: options.client)
         self.coordinator = coordinator
         let restored = session.stateRestorationActivity.flatMap { activity -> NavigationState? in
             guard activity.type == Self.activityType else { return nil }

@@ -2,8 +2,9 @@ public import Foundation
 import SceneSync
 import SceneSyncUI
 
-/// One conversation beside the list: its newest messages (older ones load on scroll), who is
-/// typing, and a composer whose unsent text is the window's own draft.
+/// One conversation beside the list: its newest messages (older ones load on scroll, as far back
+/// as the server holds them; see ``ChatSettings/messagesKeptPerConversation``), who is typing, and
+/// a composer whose unsent text is the window's own draft.
 ///
 /// Sending is an intent: the message shows when its event comes back, in every window showing the
 /// conversation, and the sending window (the event's origin) draws it as sent from here. While the
@@ -23,6 +24,9 @@ public final class ConversationScreen: ConversationListScreen {
         public static let messages = "messages"
         /// The Load Earlier button.
         public static let loadEarlier = "load-earlier"
+        /// The line that says older messages are not shown, in place of Load Earlier once the
+        /// oldest message the server holds is shown and it is not the conversation's first.
+        public static let earlierNotKept = "earlier-not-kept"
         /// Who is typing.
         public static let typing = "typing"
         /// The composer.
@@ -42,6 +46,11 @@ public final class ConversationScreen: ConversationListScreen {
     private var lastTypingSent: Date?
     private var isAnnouncedTyping = false
     private var isLoadingEarlier = false
+    /// The number of the oldest message the server holds, as last read: no earlier one can load.
+    private var oldestKept = 1
+    /// What the top of the message list shows now: Load Earlier, the line saying older messages
+    /// are not shown, or neither.
+    private var earlierShown: ViewNode?
     private var isFollowingTransients = false
 
     /// Creates the screen for `conversation`, shown to `person` on `device`.
@@ -64,7 +73,10 @@ public final class ConversationScreen: ConversationListScreen {
     deinit { typingExpiry?.cancel() }
 
     /// Whether older messages are left to load.
-    public var hasEarlier: Bool { (shown.first?.number ?? 1) > 1 }
+    public var hasEarlier: Bool { (shown.first?.number ?? 1) > oldestKept }
+
+    /// Whether the conversation has older messages than those shown that the server no longer holds.
+    public var hasEarlierNotKept: Bool { !hasEarlier && (shown.first?.number ?? 1) > 1 }
 
     /// Marks the conversation read if the screen shows in an active window and anything is unread.
     public func markReadIfActive() async {
@@ -74,7 +86,9 @@ public final class ConversationScreen: ConversationListScreen {
     }
 
     override func loadDetail(_ state: ChatState) async {
-        shown = state.messages(in: conversation).page(before: nil, limit: ChatLimits.pageSize)
+        let log = state.messages(in: conversation)
+        oldestKept = log.firstNumber
+        shown = log.page(before: nil, limit: ChatLimits.pageSize)
         typing = [:]
         guard !isFollowingTransients else { return }
         isFollowingTransients = true
@@ -88,7 +102,8 @@ public final class ConversationScreen: ConversationListScreen {
     }
 
     override func makeDetail() -> [ViewNode] {
-        var nodes = [ViewNode.messageList(id: DetailID.messages, label: "Messages", earlier: hasEarlier ? loadEarlierButton : nil,
+        earlierShown = earlierNode
+        var nodes = [ViewNode.messageList(id: DetailID.messages, label: "Messages", earlier: earlierShown,
                                           messages: shown.map { node(for: $0, fromHere: false) })]
         if let text = typingText { nodes.append(.text(id: DetailID.typing, text, style: .footnote)) }
         nodes.append(composer(value: draft(for: draftField) ?? ""))
@@ -103,8 +118,11 @@ public final class ConversationScreen: ConversationListScreen {
         guard case let .messageSent(conversation, message) = envelope.event, conversation == self.conversation else { return [] }
         guard message.number > (shown.last?.number ?? 0) else { return [] }
         shown.append(message)
-        var patches: [Patch] = [.insert(parent: DetailID.messages, index: (hasEarlier ? 1 : 0) + shown.count - 1,
+        // The server now holds messages from this one back as far as it keeps.
+        oldestKept = max(oldestKept, message.number - chat.settings.messagesKeptPerConversation + 1)
+        var patches: [Patch] = [.insert(parent: DetailID.messages, index: (earlierShown != nil ? 1 : 0) + shown.count - 1,
                                         node: node(for: message, fromHere: envelope.origin != nil && envelope.origin == origin))]
+        patches += earlierPatches()
         if typing.removeValue(forKey: message.sender) != nil { patches += typingPatches(wasShown: true) }
         if message.sender != person.id { Task { [weak self] in await self?.markReadIfActive() } }
         return patches
@@ -116,8 +134,27 @@ public final class ConversationScreen: ConversationListScreen {
 
     // MARK: - Nodes
 
-    private var loadEarlierButton: ViewNode {
-        .button(id: DetailID.loadEarlier, label: "Load Earlier") { [weak self] in await self?.loadEarlier() }
+    /// What the top of the message list should show: Load Earlier while older messages can load;
+    /// once they cannot and the conversation has older ones, a line that says so.
+    private var earlierNode: ViewNode? {
+        if hasEarlier {
+            return .button(id: DetailID.loadEarlier, label: "Load Earlier") { [weak self] in await self?.loadEarlier() }
+        }
+        guard hasEarlierNotKept else { return nil }
+        return .text(id: DetailID.earlierNotKept,
+                     "Older messages are not shown: a conversation keeps its newest \(chat.settings.messagesKeptPerConversation).",
+                     style: .footnote)
+    }
+
+    /// Patches from the top of the list as shown to as it should be.
+    private func earlierPatches() -> [Patch] {
+        let wanted = earlierNode
+        guard wanted?.id != earlierShown?.id else { return [] }
+        var patches: [Patch] = []
+        if let shown = earlierShown { patches.append(.remove(id: shown.id)) }
+        if let wanted { patches.append(.insert(parent: DetailID.messages, index: 0, node: wanted)) }
+        earlierShown = wanted
+        return patches
     }
 
     private func composer(value: String) -> ViewNode {
@@ -165,18 +202,20 @@ public final class ConversationScreen: ConversationListScreen {
     }
 
     private func loadEarlier() async {
-        guard !isLoadingEarlier, let first = shown.first, first.number > 1 else { return }
+        guard !isLoadingEarlier, let first = shown.first, first.number > oldestKept else { return }
         isLoadingEarlier = true
         defer { isLoadingEarlier = false }
-        let page = await chat.messages(in: conversation, before: first.number)
+        let log = await chat.controller.state.messages(in: conversation)
         // A reload meanwhile started over from another page.
-        guard shown.first == first, !page.isEmpty else { return }
+        guard shown.first == first else { return }
+        oldestKept = max(oldestKept, log.firstNumber)
+        let page = log.page(before: first.number, limit: ChatLimits.pageSize)
         shown.insert(contentsOf: page, at: 0)
-        var patches = page.enumerated().map { index, message in
+        // Below Load Earlier, which shows while a page loads.
+        let patches = page.enumerated().map { index, message in
             Patch.insert(parent: DetailID.messages, index: 1 + index, node: node(for: message, fromHere: false))
         }
-        if !hasEarlier { patches.append(.remove(id: DetailID.loadEarlier)) }
-        update(patches)
+        update(patches + earlierPatches())
     }
 
     // MARK: - Typing

@@ -33,12 +33,15 @@ public final class NewConversationScreen: ScreenController {
     public weak var delegate: (any NewConversationScreenDelegate)?
     private let chat: ChatController
     private let person: Person
+    private let client: String?
     private var known: [String] = []
 
-    /// Creates the screen for `person`.
-    public init(chat: ChatController, person: Person) {
+    /// Creates the screen for `person`, in a window connected by `client` (see
+    /// ``ChatCoordinator/client``).
+    public init(chat: ChatController, person: Person, client: String? = nil) {
         self.chat = chat
         self.person = person
+        self.client = client
         super.init(route: Route(Self.routeName), title: "New Conversation")
         setBarButtons([
             .barButton(id: NodeID.cancel, label: "Cancel", side: .leading, role: .cancel) { [weak self] in
@@ -70,7 +73,7 @@ public final class NewConversationScreen: ScreenController {
 
     private func start() async throws {
         let names = (draft(for: NodeID.participants) ?? "").split(separator: ",").map(String.init)
-        let conversation = try await chat.startConversation(title: draft(for: NodeID.title) ?? "", with: names, by: person.id, origin: origin)
+        let conversation = try await chat.startConversation(title: draft(for: NodeID.title) ?? "", with: names, by: person.id, client: client, origin: origin)
         await clearDrafts()
         await delegate?.newConversationScreen(self, didStart: conversation)
     }

@@ -15,11 +15,14 @@ public final class SignInScreen: ScreenController {
     public weak var delegate: (any ChatScreenDelegate)?
     private let chat: ChatController
     private let device: String
+    private let client: String?
 
-    /// Creates the screen for the window's `device`.
-    public init(chat: ChatController, device: String) {
+    /// Creates the screen for the window's `device`, connected by `client` (see
+    /// ``ChatCoordinator/client``).
+    public init(chat: ChatController, device: String, client: String? = nil) {
         self.chat = chat
         self.device = device
+        self.client = client
         super.init(route: Route(Self.routeName), title: "Sign In")
     }
 
@@ -46,7 +49,7 @@ public final class SignInScreen: ScreenController {
     }
 
     private func signIn(_ name: String) async throws {
-        try await chat.signIn(name: name, device: device, origin: origin)
+        try await chat.signIn(name: name, device: device, client: client, origin: origin)
         await clearDraft(for: Self.field)
         await signedIn()
     }
