@@ -35,7 +35,7 @@ struct Serve: AsyncParsableCommand {
         valueName: "name"))
     var node: String?
 
-    @Option(help: "An access token every window must present.")
+    @Option(help: "An access token every window must present: printable ASCII without spaces, not blank.")
     var token: String?
 
     @Option(help: "full: commits survive power loss; normal: they survive a crash of the process.")
@@ -56,12 +56,20 @@ struct Serve: AsyncParsableCommand {
         "How many seconds a minute of preparation lasts in Restaurant's kitchen, for demonstrations.", valueName: "seconds"))
     var kitchenMinute: Double = 60
 
+    @Option(name: .customLong("max-kitchen-orders"), help: ArgumentHelp(
+        "The most orders Restaurant's kitchen prepares at once; more are refused until one is ready.", valueName: "count"))
+    var maximumKitchenOrders = OrderLimits().maximumOrdersInPreparation
+
+    @Option(name: .customLong("max-kitchen-orders-per-address"), help: ArgumentHelp(
+        "The most orders from one client address Restaurant's kitchen prepares at once.", valueName: "count"))
+    var maximumKitchenOrdersPerAddress = OrderLimits().maximumOrdersInPreparationPerClient
+
     @Option(name: .customLong("max-connections"), help: ArgumentHelp(
         "The most connections open at once (lowered to what the open-file limit allows).", valueName: "count"))
     var maximumConnections = SceneSyncServer.ConnectionLimits().maximumConnections
 
     @Option(name: .customLong("max-connections-per-address"), help: ArgumentHelp(
-        "The most connections open at once from one client address.", valueName: "count"))
+        "The most connections open at once from one client address (at most half of --max-connections).", valueName: "count"))
     var maximumConnectionsPerAddress = SceneSyncServer.ConnectionLimits().maximumConnectionsPerAddress
 
     @Option(name: .customLong("reserved-descriptors"), help: ArgumentHelp(
@@ -73,6 +81,10 @@ struct Serve: AsyncParsableCommand {
         "Seconds a new connection has to send its first request's head.", valueName: "seconds"))
     var requestHeadTimeout: Double = 10
 
+    @Option(name: .customLong("hello-timeout"), help: ArgumentHelp(
+        "Seconds a window's WebSocket has to say hello before it is closed.", valueName: "seconds"))
+    var helloTimeout: Double = 5
+
     @Option(name: .customLong("request-body-timeout"), help: ArgumentHelp(
         "Seconds a request's body may take to arrive, from its head.", valueName: "seconds"))
     var requestBodyTimeout: Double = 30
@@ -82,7 +94,16 @@ struct Serve: AsyncParsableCommand {
         guard maximumConnections > 0, maximumConnectionsPerAddress > 0 else {
             throw ValidationError("--max-connections and --max-connections-per-address must be at least 1.")
         }
-        for (name, seconds) in [("--request-head-timeout", requestHeadTimeout), ("--request-body-timeout", requestBodyTimeout)] {
+        if let token {
+            guard token.contains(where: { !$0.isWhitespace }) else {
+                throw ValidationError("--token is blank: pass a token nobody can guess, or leave --token out on loopback.")
+            }
+            guard token.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
+                throw ValidationError("--token must be printable ASCII without spaces.")
+            }
+        }
+        for (name, seconds) in [("--request-head-timeout", requestHeadTimeout), ("--request-body-timeout", requestBodyTimeout),
+                                ("--hello-timeout", helloTimeout)] {
             guard seconds.isFinite, seconds > 0, seconds <= 3_600 else {
                 throw ValidationError("\(name) must be a number of seconds above 0 and at most 3600.")
             }
@@ -92,6 +113,9 @@ struct Serve: AsyncParsableCommand {
         }
         guard kitchenMinute.isFinite, kitchenMinute > 0, kitchenMinute <= 3_600 else {
             throw ValidationError("--kitchen-minute must be a number of seconds above 0 and at most 3600.")
+        }
+        guard maximumKitchenOrders > 0, maximumKitchenOrdersPerAddress > 0 else {
+            throw ValidationError("--max-kitchen-orders and --max-kitchen-orders-per-address must be at least 1.")
         }
     }
 
@@ -113,7 +137,9 @@ struct Serve: AsyncParsableCommand {
                           return HostedApp.Parts(widget: .following(store.controller) { $0.widgetSummary })
                       }),
             RestaurantApp.hosted(menu: menu, images: DishImages.standard(),
-                                 clock: KitchenClock(minute: .milliseconds(Int64((kitchenMinute * 1000).rounded())))),
+                                 clock: KitchenClock(minute: .milliseconds(Int64((kitchenMinute * 1000).rounded()))),
+                                 limits: OrderLimits(maximumOrdersInPreparation: maximumKitchenOrders,
+                                                     maximumOrdersInPreparationPerClient: maximumKitchenOrdersPerAddress)),
             HostedApp(name: ChatController.app, title: "Chat",
                       summary: "Conversations between people, each in as many windows as they like, with drafts per window.",
                       makeDelegate: { ChatAppDelegate(logger: $0) },
@@ -177,6 +203,7 @@ struct Serve: AsyncParsableCommand {
                 host: host, port: port, token: token, allowedHosts: allowedHosts,
                 connectionLimits: .init(
                     maximumConnections: maximumConnections, maximumConnectionsPerAddress: maximumConnectionsPerAddress,
+                    helloTimeout: .milliseconds(Int64((helloTimeout * 1000).rounded())),
                     requestHeadTimeout: .milliseconds(Int64((requestHeadTimeout * 1000).rounded())),
                     requestBodyTimeout: .milliseconds(Int64((requestBodyTimeout * 1000).rounded())),
                     reservedFileDescriptors: reservedDescriptors),

@@ -62,6 +62,7 @@ extension SceneSyncServer {
             }
             do {
                 for try await message in inbound.messages(maxSize: configuration.maximumFrameSize) {
+                    socket.heard.set()
                     guard case let .text(text) = message else {
                         await connection.refuseBinaryMessage()
                         break

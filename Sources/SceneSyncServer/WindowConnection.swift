@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SceneSync
 import SceneSyncUI
+import Synchronization
 
 /// One browser window's WebSocket, as the outlet of its scene's window.
 ///
@@ -35,6 +36,18 @@ final class WindowConnection: WindowOutlet {
         let queue: OutboundBudget.Queue
         /// Closes the TCP connection at once, whatever is unwritten.
         let drop: @Sendable () -> Void
+        /// Set by the reader as soon as the window sends a message, before the main actor handles
+        /// it: a busy server does not take a window whose `hello` waits in line for a silent one.
+        let heard = Heard()
+    }
+
+    /// Whether a socket has sent anything yet.
+    final class Heard: Sendable {
+        private let flag = Atomic<Bool>(false)
+
+        var value: Bool { flag.load(ordering: .relaxed) }
+
+        func set() { flag.store(true, ordering: .relaxed) }
     }
 
     /// How long a window has to answer the server's close frame before its connection is dropped.
@@ -141,7 +154,7 @@ final class WindowConnection: WindowOutlet {
     }
 
     private func helloDeadlinePassed() {
-        guard phase == .awaitingHello else { return }
+        guard phase == .awaitingHello, !socket.heard.value else { return }
         runtime.settings.refusals.refused("windowsWithoutHello", metadata: ["app": "\(runtime.app.name)"])
         close(.noHello)
     }

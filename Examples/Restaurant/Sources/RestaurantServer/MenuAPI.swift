@@ -15,20 +15,39 @@ public import Restaurant
 /// `image_url` is built from the `Host` the client used. Orders go through the same
 /// ``RestaurantController`` as the windows', so they show in every window. Refusals are JSON,
 /// `{"error": code, "reason": sentence}`, and store nothing.
+///
+/// `POST /order` is bounded by the restaurant's ``OrderLimits``, per client address where the
+/// request context knows it (a `RemoteAddressRequestContext`; otherwise every client counts as
+/// one):
+///
+/// | limit | default | refusal |
+/// |---|---|---|
+/// | orders sent by one address | 5 at once, then one every 2 s | `429` `rateLimited`, `Retry-After` |
+/// | orders in preparation, in all | 100 | `429` `kitchenFull`, `Retry-After` |
+/// | orders in preparation from one address | 10 | `429` `tooManyOrdersInPreparation`, `Retry-After` |
+/// | dishes in one order | 50 | `422` `tooManyItems` |
+/// | addresses whose rate is followed | 10,000; idle ones are forgotten | — |
+/// | a body | ``maximumOrderBodySize`` bytes | `413` `bodyTooLarge` |
 public struct MenuAPI: Sendable {
     /// The largest `POST /order` body accepted, in bytes: room for the most dishes an order may
     /// have, written out generously.
     public static let maximumOrderBodySize = 64 * 1024
 
+    /// The client address of requests whose context does not tell it.
+    static let unknownClient = "unknown"
+
     /// The restaurant it serves.
     public let restaurant: RestaurantController
     private let pictures: [Int: Picture]
+    private let rateLimiter: OrderRateLimiter
 
-    /// The API for `restaurant`, with the dishes' pictures from `images`.
+    /// The API for `restaurant`, with the dishes' pictures from `images`; its orders are limited
+    /// by the restaurant's ``RestaurantController/limits``.
     ///
     /// - Throws: if a picture cannot be read.
     public init(restaurant: RestaurantController, images: DishImages?) throws {
         self.restaurant = restaurant
+        rateLimiter = OrderRateLimiter(restaurant.limits)
         var pictures: [Int: Picture] = [:]
         var byFile: [String: Picture] = [:]
         if let images {
@@ -66,6 +85,11 @@ public struct MenuAPI: Sendable {
     }
 
     private func order(_ request: Request, context: some RequestContext) async throws -> Response {
+        let client = Self.client(of: context)
+        if let wait = rateLimiter.take(for: client) {
+            return Self.refusal(.tooManyRequests, "rateLimited", "Too many orders from this address; try again in a moment.",
+                                retryAfter: Self.seconds(wait))
+        }
         guard Self.isJSON(request.headers[.contentType]) else {
             return Self.refusal(.unsupportedMediaType, "unsupportedMediaType", "Send the order as Content-Type: application/json.")
         }
@@ -84,12 +108,17 @@ public struct MenuAPI: Sendable {
         }
         let order: KitchenOrder
         do {
-            order = try await restaurant.submitOrder(menuIDs: ids)
+            order = try await restaurant.submitOrder(menuIDs: ids, client: client)
         } catch {
-            if case .notSaved = error {
+            switch error {
+            case .notSaved:
                 return Self.refusal(.serviceUnavailable, error.code, "The order could not be saved; try again.")
+            case let .kitchenFull(_, nextReadyAt), let .tooManyOrdersInPreparation(_, nextReadyAt):
+                let wait = nextReadyAt.map { $0.timeIntervalSince(restaurant.clock.now) } ?? 60
+                return Self.refusal(.tooManyRequests, error.code, error.description, retryAfter: Self.seconds(.seconds(wait)))
+            default:
+                return Self.refusal(.unprocessableContent, error.code, error.description)
             }
-            return Self.refusal(.unprocessableContent, error.code, error.description)
         }
         return try Self.json(OrderResponse(preparationTime: order.preparationTime))
     }
@@ -120,12 +149,25 @@ public struct MenuAPI: Sendable {
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    static func refusal(_ status: HTTPResponse.Status, _ code: String, _ reason: String) -> Response {
+    /// A JSON error; `retryAfter`, in whole seconds, goes in `Retry-After`.
+    static func refusal(_ status: HTTPResponse.Status, _ code: String, _ reason: String, retryAfter: Int? = nil) -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let data = (try? encoder.encode(["error": code, "reason": reason])) ?? Data()
-        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// A wait in whole seconds for `Retry-After`: rounded up, at least 1.
+    static func seconds(_ wait: Duration) -> Int {
+        let (seconds, attoseconds) = wait.components
+        return max(1, Int(seconds) + (attoseconds > 0 ? 1 : 0))
+    }
+
+    /// The address a request came from, without its port, as the limits per client count it.
+    static func client(of context: some RequestContext) -> String {
+        (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress ?? unknownClient
     }
 
     /// Whether a `Content-Type` is JSON, in any letter case, with or without parameters.

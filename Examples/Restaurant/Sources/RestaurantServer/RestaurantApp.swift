@@ -17,13 +17,14 @@ public enum RestaurantApp {
     /// The app's URL segment.
     public static let name = RestaurantController.app
 
-    /// Hosts Restaurant with `menu`, the dishes' pictures from `images`, and the kitchen's `clock`.
-    public static func hosted(menu: Menu, images: DishImages?, clock: KitchenClock = .system) -> HostedApp {
+    /// Hosts Restaurant with `menu`, the dishes' pictures from `images`, the kitchen's `clock`, and
+    /// the `limits` on orders from windows and from the menu API.
+    public static func hosted(menu: Menu, images: DishImages?, clock: KitchenClock = .system, limits: OrderLimits = .init()) -> HostedApp {
         HostedApp(
             name: name, title: "Restaurant",
             summary: "The course's ordering app: the menu, an order shared by every window, the kitchen's countdown.",
             makeDelegate: { logger in
-                RestaurantAppDelegate(menu: menu, images: images, imagesPath: "/\(name)/assets/", clock: clock, logger: logger)
+                RestaurantAppDelegate(menu: menu, images: images, imagesPath: "/\(name)/assets/", clock: clock, limits: limits, logger: logger)
             },
             parts: { launched in
                 guard let restaurant = (launched.application.delegate as? RestaurantAppDelegate)?.restaurant else {

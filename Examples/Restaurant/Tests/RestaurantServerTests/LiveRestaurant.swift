@@ -28,13 +28,15 @@ final class LiveRestaurant: Sendable {
         self.running = running
     }
 
-    static func start(directory: TemporaryDirectory = TemporaryDirectory(), clock: KitchenClock = .system) async throws -> LiveRestaurant {
+    static func start(
+        directory: TemporaryDirectory = TemporaryDirectory(), clock: KitchenClock = .system, limits: OrderLimits = .init()
+    ) async throws -> LiveRestaurant {
         var logger = Logger(label: "restaurant.tests")
         logger.logLevel = .warning
         let menu = try Menu.standard()
         let server = try SceneSyncServer(
             configuration: .init(port: 0, logger: logger),
-            apps: [RestaurantApp.hosted(menu: menu, images: DishImages.standard(), clock: clock)]
+            apps: [RestaurantApp.hosted(menu: menu, images: DishImages.standard(), clock: clock, limits: limits)]
         ) { app, logger in
             try SQLiteStorage(path: directory.path("\(app.name).sqlite"), logger: logger)
         }
@@ -45,8 +47,11 @@ final class LiveRestaurant: Sendable {
     }
 
     /// Runs `body` with a server started for it, and stops the server afterwards, whatever `body` does.
-    static func run(isolation: isolated (any Actor)? = #isolation, _ body: (LiveRestaurant) async throws -> Void) async throws {
-        let server = try await start()
+    static func run(
+        clock: KitchenClock = .system, limits: OrderLimits = .init(), isolation: isolated (any Actor)? = #isolation,
+        _ body: (LiveRestaurant) async throws -> Void
+    ) async throws {
+        let server = try await start(clock: clock, limits: limits)
         do {
             try await body(server)
         } catch {

@@ -5,7 +5,8 @@ import SceneSyncServerTesting
 import SceneSyncUI
 import Testing
 
-/// Restaurant's windows over real WebSockets: an order through the menu API reaches them.
+/// Restaurant's windows over real WebSockets: an order through the menu API reaches them, and a
+/// full kitchen refuses a window's order with a message it shows.
 @Suite(.serialized) @MainActor
 struct RestaurantWindowTests {
     @Test func anOrderThroughTheMenuAPIShowsInEveryWindowWithItsDeadline() async throws {
@@ -34,6 +35,36 @@ struct RestaurantWindowTests {
                 return
             }
             #expect(abs(time.timeIntervalSince(before)) < 60)
+        }
+    }
+
+    @Test func aFullKitchenRefusesAWindowsOrderWithAMessage() async throws {
+        try await LiveRestaurant.run(limits: OrderLimits(maximumOrdersInPreparation: 1)) { server in
+            let answer = try await server.request("/order", method: "POST", headers: ["Content-Type": "application/json"],
+                                                  body: Data(#"{"menuIds": [1]}"#.utf8))
+            #expect(answer.status == 200)
+            let window = try await server.openWindow()
+            let dish = try #require(server.menu.items(in: "soups").first)
+            window.act("select", on: CategoriesScreen.NodeID.row("soups"))
+            try await window.waitUntil("the soups") { window.view?.node(MenuItemsScreen.NodeID.row(dish.id)) != nil }
+            window.act("select", on: MenuItemsScreen.NodeID.row(dish.id))
+            try await window.waitUntil("the dish") { window.view?.node(MenuItemDetailScreen.NodeID.add) != nil }
+            window.tap(MenuItemDetailScreen.NodeID.add)
+            window.act("select", on: SceneWindow.NodeID.tab(RestaurantCoordinator.TabID.order))
+            try await window.waitUntil("the dish in the order") { window.view?.node(OrderScreen.NodeID.emptyOrder) == nil
+                && window.view?.node(OrderScreen.NodeID.lines)?.children.isEmpty == false }
+            window.tap(OrderScreen.NodeID.submit)
+            try await window.waitUntil("the confirmation") { window.view?.node(OrderScreen.NodeID.confirmSubmit) != nil }
+            let submit = window.act("Submit", on: OrderScreen.NodeID.confirmSubmit)
+            @MainActor func refusal() -> String? {
+                window.messages.lazy.compactMap { message -> String? in
+                    if case let .error(ref?, _, text) = message, ref == submit { text } else { nil }
+                }.first
+            }
+            try await window.waitUntil("the refusal") { refusal() != nil }
+            #expect(refusal() == RestaurantError.kitchenFull(limit: 1, nextReadyAt: nil).description)
+            #expect(window.view?.node(OrderScreen.NodeID.kitchenOrder(2)) == nil)
+            #expect(try await MenuAPITests().storedOrders(server).count == 1)
         }
     }
 }

@@ -41,21 +41,22 @@ struct RestaurantControllerTests {
         }
         await #expect(throws: RestaurantError.unknownMenuItem(9)) { try await restaurant.submitOrder(menuIDs: [1, 9]) }
         await #expect(throws: RestaurantError.emptyOrder) { try await restaurant.submitOrder(menuIDs: []) }
-        await #expect(throws: RestaurantError.tooManyItems(count: 1_001, limit: 1_000)) {
-            try await restaurant.submitOrder(menuIDs: Array(repeating: 1, count: 1_001))
+        await #expect(throws: RestaurantError.tooManyItems(count: 51, limit: 50)) {
+            try await restaurant.submitOrder(menuIDs: Array(repeating: 1, count: 51))
         }
         let after = await restaurant.snapshot()
         #expect(after.sequence == before.sequence)
         #expect(after.state == before.state)
     }
 
-    @Test func theSharedOrderHoldsAtMostAThousandDishes() async throws {
+    @Test func theSharedOrderHoldsAtMostAnOrdersDishes() async throws {
         let restaurant = try await openRestaurant(try StorageKind.inMemory.make())
-        for _ in 0..<RestaurantLimits.maximumOrderSize { try await restaurant.addToOrder(menuItemID: 3, origin: nil) }
-        await #expect(throws: RestaurantError.tooManyItems(count: 1_001, limit: 1_000)) {
+        #expect(restaurant.limits.maximumDishesPerOrder == 50)
+        for _ in 0..<50 { try await restaurant.addToOrder(menuItemID: 3, origin: nil) }
+        await #expect(throws: RestaurantError.tooManyItems(count: 51, limit: 50)) {
             try await restaurant.addToOrder(menuItemID: 3, origin: nil)
         }
-        #expect(await restaurant.snapshot().state.order.count == 1_000)
+        #expect(await restaurant.snapshot().state.order.count == 50)
     }
 
     @Test func submittingTheSharedOrderSendsItToTheKitchenAndEmptiesIt() async throws {

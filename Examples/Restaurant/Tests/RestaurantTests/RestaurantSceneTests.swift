@@ -14,8 +14,11 @@ struct RestaurantSceneTests {
     typealias Order = OrderScreen.NodeID
     typealias TabID = RestaurantCoordinator.TabID
 
-    func launch(_ storage: any SceneSyncStorage, clock: KitchenClock = .system) async throws -> (SceneHost, RestaurantController) {
-        let delegate = RestaurantAppDelegate(menu: testMenu, images: DishImages.standard(), clock: clock, logger: Logger(label: "test"))
+    func launch(
+        _ storage: any SceneSyncStorage, clock: KitchenClock = .system, limits: OrderLimits = .init()
+    ) async throws -> (SceneHost, RestaurantController) {
+        let delegate = RestaurantAppDelegate(menu: testMenu, images: DishImages.standard(), clock: clock, limits: limits,
+                                             logger: Logger(label: "test"))
         let host = try await SceneHost.launch(delegate: delegate, storage: storage)
         return (host, try #require(delegate.restaurant))
     }
@@ -141,6 +144,32 @@ struct RestaurantSceneTests {
             #expect(window.node(Order.kitchenOrder(1))?.props["countdown"] == nil)
         }
         #expect(left.patchFailures.isEmpty && right.patchFailures.isEmpty)
+    }
+
+    @Test func aFullKitchenRefusesTheWindowsOrderAndBothWindowsKeepIt() async throws {
+        let (host, restaurant) = try await launch(try StorageKind.inMemory.make(), limits: OrderLimits(maximumOrdersInPreparation: 1))
+        let left = try await host.openWindow()
+        let right = try await host.openWindow()
+        for window in [left, right] { try await host.perform("select", on: tab(TabID.order), in: window) }
+        let first = try await restaurant.submitOrder(menuIDs: [3])
+        try await restaurant.addToOrder(menuItemID: 1, origin: nil)
+        try await host.waitUntil("the dish on the left") { rows(Order.lines, in: left) == ["Tomato Soup"] }
+
+        try await host.tap(Order.submit, in: left)
+        await #expect(throws: RestaurantError.kitchenFull(limit: 1, nextReadyAt: first.readyAt)) {
+            try await host.perform("Submit", on: Order.confirmSubmit, in: left)
+        }
+        #expect(await restaurant.snapshot().state.kitchen.map(\.number) == [first.number])
+        for window in [left, right] {
+            #expect(rows(Order.lines, in: window) == ["Tomato Soup"])
+            #expect(badge(window) == "1")
+            #expect(window.node(Order.kitchenOrder(2)) == nil)
+        }
+
+        try await restaurant.markReady(first.number)
+        try await host.tap(Order.submit, in: left)
+        try await host.perform("Submit", on: Order.confirmSubmit, in: left)
+        try await host.waitUntil("the order in the kitchen on the right") { right.node(Order.kitchenOrder(2)) != nil }
     }
 
     @Test func anOrderThroughTheMenuAPIShowsInEveryWindow() async throws {

@@ -15,9 +15,11 @@ let testMenu: Menu = {
     ])
 }()
 
-/// Opens a restaurant on `storage` with the test menu and `clock`.
-func openRestaurant(_ storage: any SceneSyncStorage, clock: KitchenClock = .system) async throws -> RestaurantController {
-    try await RestaurantController(menu: testMenu, storage: storage, clock: clock, logger: Logger(label: "test"))
+/// Opens a restaurant on `storage` with the test menu, `clock` and `limits`.
+func openRestaurant(
+    _ storage: any SceneSyncStorage, clock: KitchenClock = .system, limits: OrderLimits = .init()
+) async throws -> RestaurantController {
+    try await RestaurantController(menu: testMenu, storage: storage, clock: clock, limits: limits, logger: Logger(label: "test"))
 }
 
 /// A fixed moment to start test clocks at, on a whole second.

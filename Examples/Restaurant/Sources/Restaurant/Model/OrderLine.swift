@@ -50,6 +50,9 @@ public struct KitchenOrder: Codable, Equatable, Hashable, Identifiable, Sendable
     public let readyAt: Date
     /// Whether the kitchen has said it is ready.
     public var isReady: Bool
+    /// The network address of the menu API client that sent it, which
+    /// ``OrderLimits/maximumOrdersInPreparationPerClient`` counts; `nil` for an order from the windows.
+    public let client: String?
 
     /// The order's identity is its number.
     public var id: Int { number }
@@ -58,7 +61,8 @@ public struct KitchenOrder: Codable, Equatable, Hashable, Identifiable, Sendable
     public var totalInCents: Int { lines.reduce(0) { $0 + $1.priceInCents } }
 
     /// Creates an order.
-    public init(number: Int, lines: [OrderLine], source: Source, preparationTime: Int, submittedAt: Date, readyAt: Date, isReady: Bool = false) {
+    public init(number: Int, lines: [OrderLine], source: Source, preparationTime: Int, submittedAt: Date, readyAt: Date,
+                isReady: Bool = false, client: String? = nil) {
         self.number = number
         self.lines = lines
         self.source = source
@@ -66,5 +70,6 @@ public struct KitchenOrder: Codable, Equatable, Hashable, Identifiable, Sendable
         self.submittedAt = submittedAt
         self.readyAt = readyAt
         self.isReady = isReady
+        self.client = client
     }
 }

@@ -25,14 +25,17 @@ public final class RestaurantController: Sendable {
     public let clock: KitchenClock
     /// The underlying model controller.
     public let controller: ModelController<RestaurantState>
+    /// How many dishes an order may have, and how many orders the kitchen makes at once.
+    public let limits: OrderLimits
 
     /// Opens the restaurant on `storage`.
     public init(
-        menu: Menu, storage: any SceneSyncStorage, clock: KitchenClock = .system,
+        menu: Menu, storage: any SceneSyncStorage, clock: KitchenClock = .system, limits: OrderLimits = .init(),
         options: ModelController<RestaurantState>.Options = .init(), logger: Logger
     ) async throws {
         self.menu = menu
         self.clock = clock
+        self.limits = limits
         controller = try await ModelController(app: Self.app, storage: storage, options: options, logger: logger)
     }
 
@@ -54,10 +57,9 @@ public final class RestaurantController: Sendable {
     public func addToOrder(menuItemID: Int, origin: SceneSession.ID?) async throws(RestaurantError) -> OrderLine {
         guard let item = menu.item(menuItemID) else { throw .unknownMenuItem(menuItemID) }
         let line = OrderLine(item: item)
+        let limit = limits.maximumDishesPerOrder
         try await perform(origin: origin) { state throws(RestaurantError) in
-            guard state.order.count < RestaurantLimits.maximumOrderSize else {
-                throw .tooManyItems(count: state.order.count + 1, limit: RestaurantLimits.maximumOrderSize)
-            }
+            guard state.order.count < limit else { throw .tooManyItems(count: state.order.count + 1, limit: limit) }
             return [.itemAdded(line, index: state.order.count)]
         }
         return line
@@ -82,23 +84,30 @@ public final class RestaurantController: Sendable {
 
     /// Sends the shared order to the kitchen and empties it, in every window.
     ///
-    /// - Throws: ``RestaurantError/emptyOrder`` if it has no dishes, or
-    ///   ``RestaurantError/unknownMenuItem(_:)`` if one is no longer on the menu.
+    /// - Throws: ``RestaurantError/emptyOrder`` if it has no dishes,
+    ///   ``RestaurantError/unknownMenuItem(_:)`` if one is no longer on the menu,
+    ///   ``RestaurantError/tooManyItems(count:limit:)`` beyond ``OrderLimits/maximumDishesPerOrder``,
+    ///   or ``RestaurantError/kitchenFull(limit:nextReadyAt:)``.
     @discardableResult
     public func submitOrder(origin: SceneSession.ID?) async throws(RestaurantError) -> KitchenOrder {
-        try await submit(origin: origin) { state throws(RestaurantError) in (state.order, .sharedOrder) }
+        try await submit(origin: origin, client: nil) { state throws(RestaurantError) in (state.order, .sharedOrder) }
     }
 
     /// Sends an order of the dishes `menuIDs` (which may repeat) to the kitchen, as the menu API's
-    /// `POST /order` does; the shared order is left alone.
+    /// `POST /order` does for the client at the address `client`; the shared order is left alone.
     ///
     /// - Throws: ``RestaurantError/emptyOrder``, ``RestaurantError/tooManyItems(count:limit:)``
-    ///   beyond ``RestaurantLimits/maximumOrderSize`` dishes, or
-    ///   ``RestaurantError/unknownMenuItem(_:)`` for the first id not on the menu.
+    ///   beyond ``OrderLimits/maximumDishesPerOrder`` dishes,
+    ///   ``RestaurantError/unknownMenuItem(_:)`` for the first id not on the menu,
+    ///   ``RestaurantError/kitchenFull(limit:nextReadyAt:)``, or
+    ///   ``RestaurantError/tooManyOrdersInPreparation(limit:nextReadyAt:)`` when `client` has
+    ///   ``OrderLimits/maximumOrdersInPreparationPerClient`` orders in the kitchen.
     @discardableResult
-    public func submitOrder(menuIDs: [Int], origin: SceneSession.ID? = nil) async throws(RestaurantError) -> KitchenOrder {
-        guard menuIDs.count <= RestaurantLimits.maximumOrderSize else {
-            throw .tooManyItems(count: menuIDs.count, limit: RestaurantLimits.maximumOrderSize)
+    public func submitOrder(
+        menuIDs: [Int], client: String? = nil, origin: SceneSession.ID? = nil
+    ) async throws(RestaurantError) -> KitchenOrder {
+        guard menuIDs.count <= limits.maximumDishesPerOrder else {
+            throw .tooManyItems(count: menuIDs.count, limit: limits.maximumDishesPerOrder)
         }
         var chosen: [OrderLine] = []
         for id in menuIDs {
@@ -106,7 +115,7 @@ public final class RestaurantController: Sendable {
             chosen.append(OrderLine(item: item))
         }
         let lines = chosen
-        return try await submit(origin: origin) { _ in (lines, .menuAPI) }
+        return try await submit(origin: origin, client: client) { _ in (lines, .menuAPI) }
     }
 
     /// Marks the order `number` ready, unless it already is. Returns whether it changed.
@@ -119,15 +128,22 @@ public final class RestaurantController: Sendable {
         return !envelopes.isEmpty
     }
 
+    /// Takes an order into the kitchen. The limits are checked against the state the order is
+    /// decided on, so that orders decided one after another cannot pass a limit together.
     private func submit(
-        origin: SceneSession.ID?,
+        origin: SceneSession.ID?, client: String?,
         _ choose: @escaping @Sendable (RestaurantState) throws(RestaurantError) -> ([OrderLine], KitchenOrder.Source)
     ) async throws(RestaurantError) -> KitchenOrder {
         let menu = menu
         let clock = clock
+        let limits = limits
         let envelopes = try await perform(origin: origin) { state throws(RestaurantError) in
             let (lines, source) = try choose(state)
             guard !lines.isEmpty else { throw .emptyOrder }
+            guard lines.count <= limits.maximumDishesPerOrder else {
+                throw .tooManyItems(count: lines.count, limit: limits.maximumDishesPerOrder)
+            }
+            try Self.checkRoom(in: state, for: client, limits: limits, now: clock.now)
             var dishes: [MenuItem] = []
             for line in lines {
                 guard let item = menu.item(line.menuItemID) else { throw .unknownMenuItem(line.menuItemID) }
@@ -137,10 +153,26 @@ public final class RestaurantController: Sendable {
             let now = clock.now
             return [.orderSubmitted(KitchenOrder(
                 number: state.nextOrderNumber, lines: lines, source: source, preparationTime: minutes,
-                submittedAt: now, readyAt: clock.date(minutes, minutesAfter: now)))]
+                submittedAt: now, readyAt: clock.date(minutes, minutesAfter: now), client: client))]
         }
         guard case let .orderSubmitted(order)? = envelopes.first?.event else { throw .notSaved(reason: "The kitchen did not take the order.") }
         return order
+    }
+
+    /// Refuses an order when the kitchen, or the client's share of it, is full. An order past its
+    /// ready time counts as made, even before the kitchen timer marks it ready.
+    private static func checkRoom(
+        in state: RestaurantState, for client: String?, limits: OrderLimits, now: Date
+    ) throws(RestaurantError) {
+        let preparing = state.ordersInPreparation.filter { $0.readyAt > now }
+        guard preparing.count < limits.maximumOrdersInPreparation else {
+            throw .kitchenFull(limit: limits.maximumOrdersInPreparation, nextReadyAt: preparing.map(\.readyAt).min())
+        }
+        guard let client else { return }
+        let theirs = preparing.filter { $0.client == client }
+        guard theirs.count < limits.maximumOrdersInPreparationPerClient else {
+            throw .tooManyOrdersInPreparation(limit: limits.maximumOrdersInPreparationPerClient, nextReadyAt: theirs.map(\.readyAt).min())
+        }
     }
 
     @discardableResult

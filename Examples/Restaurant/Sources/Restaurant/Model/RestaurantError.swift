@@ -6,8 +6,15 @@ public enum RestaurantError: Error, Equatable, Sendable, CustomStringConvertible
     case unknownMenuItem(Int)
     /// An order needs at least one dish.
     case emptyOrder
-    /// An order may have at most ``RestaurantLimits/maximumOrderSize`` dishes.
+    /// An order may have at most ``OrderLimits/maximumDishesPerOrder`` dishes.
     case tooManyItems(count: Int, limit: Int)
+    /// The kitchen is making as many orders as it may (``OrderLimits/maximumOrdersInPreparation``);
+    /// `nextReadyAt` is when the first of them is due.
+    case kitchenFull(limit: Int, nextReadyAt: Date?)
+    /// The kitchen is making as many orders from this client address as it may
+    /// (``OrderLimits/maximumOrdersInPreparationPerClient``); `nextReadyAt` is when the first of
+    /// them is due.
+    case tooManyOrdersInPreparation(limit: Int, nextReadyAt: Date?)
     /// No line of the shared order has this id (it may have been removed in another window).
     case unknownLine(UUID)
     /// A move to a place outside the order.
@@ -21,6 +28,8 @@ public enum RestaurantError: Error, Equatable, Sendable, CustomStringConvertible
         case .unknownMenuItem: "unknownMenuItem"
         case .emptyOrder: "emptyOrder"
         case .tooManyItems: "tooManyItems"
+        case .kitchenFull: "kitchenFull"
+        case .tooManyOrdersInPreparation: "tooManyOrdersInPreparation"
         case .unknownLine: "unknownLine"
         case .moveOutOfRange: "moveOutOfRange"
         case .notSaved: "notSaved"
@@ -36,6 +45,10 @@ public enum RestaurantError: Error, Equatable, Sendable, CustomStringConvertible
             "An order needs at least one dish."
         case let .tooManyItems(count, limit):
             "An order can have at most \(limit) dishes; this one would have \(count)."
+        case let .kitchenFull(limit, _):
+            "The kitchen is making \(limit) orders, as many as it can; try again when one of them is ready."
+        case let .tooManyOrdersInPreparation(limit, _):
+            "The kitchen is already making \(limit) of your orders; try again when one of them is ready."
         case .unknownLine:
             "That dish is no longer in the order; it may have been removed in another window."
         case let .moveOutOfRange(index, count):
@@ -46,10 +59,8 @@ public enum RestaurantError: Error, Equatable, Sendable, CustomStringConvertible
     }
 }
 
-/// The restaurant's limits.
+/// The restaurant's fixed limits; those a server sets are ``OrderLimits``.
 public enum RestaurantLimits {
-    /// The most dishes one order may have, from a window or from the menu API.
-    public static let maximumOrderSize = 1_000
     /// How many orders the kitchen list keeps; older ready ones are forgotten.
     public static let keptKitchenOrders = 50
 }

@@ -92,7 +92,7 @@ public struct RestaurantState: ModelState, Equatable {
     }
 
     /// The shared order is saved as one record: it is short (at most
-    /// ``RestaurantLimits/maximumOrderSize`` dishes), and a move then rewrites it once.
+    /// ``OrderLimits/maximumDishesPerOrder`` dishes), and a move then rewrites it once.
     private func saveOrder() -> RecordChange {
         order.isEmpty
             ? .delete(collection: Self.orderCollection, key: Self.orderKey)

@@ -13,19 +13,25 @@ public final class RestaurantAppDelegate: ApplicationDelegate {
     public let imagesPath: String
     private let images: DishImages?
     private let clock: KitchenClock
+    private let limits: OrderLimits
     private let logger: Logger
 
-    /// Creates the delegate for `menu`, with the dishes' `images` served at `imagesPath`.
-    public init(menu: Menu, images: DishImages?, imagesPath: String = "/restaurant/assets/", clock: KitchenClock = .system, logger: Logger) {
+    /// Creates the delegate for `menu`, with the dishes' `images` served at `imagesPath`, and the
+    /// kitchen's `limits`.
+    public init(
+        menu: Menu, images: DishImages?, imagesPath: String = "/restaurant/assets/", clock: KitchenClock = .system,
+        limits: OrderLimits = .init(), logger: Logger
+    ) {
         self.menu = menu
         self.images = images
         self.imagesPath = imagesPath
         self.clock = clock
+        self.limits = limits
         self.logger = logger
     }
 
     public func applicationDidFinishLaunching(_ application: Application) async throws {
-        restaurant = try await RestaurantController(menu: menu, storage: application.storage, clock: clock, logger: logger)
+        restaurant = try await RestaurantController(menu: menu, storage: application.storage, clock: clock, limits: limits, logger: logger)
     }
 
     public func application(
