@@ -89,6 +89,9 @@ extension SceneSyncServer {
             }
             let channel = context.channel
             let stallTimeout = hub.limits.stallTimeout
+            // A small send buffer, so that a follower that does not read blocks the writer (and is
+            // dropped) within seconds rather than after megabytes.
+            _ = channel.setOption(ChannelOptions.socketOption(.so_sndbuf), value: 16 * 1024)
             return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
                             body: ResponseBody { writer in
                 for await published in updates {

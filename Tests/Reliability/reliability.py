@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""SceneSync reliability runner: crash, fuzz, exhaust and slow suites against a real server.
+"""SceneSync reliability runner: crash, fuzz, exhaust, slow and hostile suites against a real server.
 
     python3 Tests/Reliability/reliability.py all --quick        # the bounded CI profile
     python3 Tests/Reliability/reliability.py crash --cycles 40  # longer, by hand
@@ -21,20 +21,23 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import crash  # noqa: E402
 import exhaust  # noqa: E402
 import fuzz  # noqa: E402
+import hostile  # noqa: E402
 import slow  # noqa: E402
 from report import log  # noqa: E402
 from server import binary_path  # noqa: E402
 
-SUITES = {"crash": crash, "fuzz": fuzz, "exhaust": exhaust, "slow": slow}
+SUITES = {"crash": crash, "fuzz": fuzz, "exhaust": exhaust, "slow": slow, "hostile": hostile}
 
-# Sizes per profile: --quick keeps all suites together within about three minutes on two cores.
+# Sizes per profile: --quick keeps all suites together within a few minutes on two cores (hostile about one).
 PROFILES = {
     "quick": dict(cycles=15, windows=8, kill_min=0.4, kill_max=2.0, max_items=150,
                   frames=20_000, seconds=45.0, workers=3,
-                  connections=600, open_files=256, head_timeout=3.0),
+                  connections=600, open_files=256, head_timeout=3.0,
+                  silent=600, hello_timeout=2.0, items=1_500, followers=200, flood_seconds=5.0),
     "long": dict(cycles=40, windows=24, kill_min=0.4, kill_max=4.0, max_items=300,
                  frames=100_000, seconds=1_800.0, workers=4,
-                 connections=1_500, open_files=256, head_timeout=3.0),
+                 connections=1_500, open_files=256, head_timeout=3.0,
+                 silent=1_000, hello_timeout=5.0, items=1_500, followers=800, flood_seconds=20.0),
 }
 
 
@@ -59,6 +62,13 @@ def parse(argv):
     exhaust_group.add_argument("--open-files", type=int, help="the server's open-file limit (ulimit -n)")
     slow_group = parser.add_argument_group("slow")
     slow_group.add_argument("--head-timeout", type=float, help="the server's --request-head-timeout and --request-body-timeout")
+    hostile_group = parser.add_argument_group("hostile")
+    hostile_group.add_argument("--case", help="hostile cases to run, by number or name, comma-separated (default: all)")
+    hostile_group.add_argument("--silent", type=int, help="WebSocket upgrades that never say hello")
+    hostile_group.add_argument("--hello-timeout", type=float, help="the server's --hello-timeout for the silent case")
+    hostile_group.add_argument("--items", type=int, help="LootLogger items before a window stops reading")
+    hostile_group.add_argument("--followers", type=int, help="widget followers (Server-Sent Events), half never reading")
+    hostile_group.add_argument("--flood-seconds", type=float, help="how long each flood lasts (orders, pings, Chat, Adds)")
     options = parser.parse_args(argv)
     for key, value in PROFILES["quick" if options.quick else "long"].items():
         if getattr(options, key) is None:

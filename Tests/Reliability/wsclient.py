@@ -89,13 +89,18 @@ class WebSocket:
     # MARK: - Connecting
 
     @classmethod
-    def connect(cls, port, path, timeout=10.0):
+    def connect(cls, port, path, timeout=10.0, source=None, rcvbuf=None):
         """Opens a TCP connection to 127.0.0.1:`port` and upgrades it at `path` with the `Host`
-        and `Origin` a page of the server sends."""
+        and `Origin` a page of the server sends. `source` binds the client's end to another local
+        address (such as 127.0.0.2); `rcvbuf` sets its receive buffer (SO_RCVBUF) before connecting."""
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if rcvbuf:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
         sock.settimeout(timeout)
         try:
+            if source:
+                sock.bind((source, 0))
             sock.connect(("127.0.0.1", port))
             authority = f"127.0.0.1:{port}"
             key = base64.b64encode(os.urandom(16)).decode()
