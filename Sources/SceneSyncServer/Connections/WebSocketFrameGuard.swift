@@ -27,6 +27,8 @@ final class WebSocketFrameGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private static let switching = Array("HTTP/1.1 101".utf8)
+    /// How long a refused connection's late input is read and dropped before it is closed.
+    private static let linger = TimeAmount.seconds(1)
     /// A close frame from the server: 1002, protocol error.
     private static let protocolErrorClose: [UInt8] = [0x88, 0x02, 0x03, 0xEA]
     /// A close frame from the server: 1008, policy violation.
@@ -71,9 +73,13 @@ final class WebSocketFrameGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 logger.debug("Closed a WebSocket that sent more control frames than its budget", metadata: ["remote": "\(remote)"])
                 close = Self.policyViolationClose
             }
+            // The output is ended and what still comes is read and dropped for a moment before the
+            // connection closes: closing with unread input would reset it, and the reset would lose
+            // the close frame on its way.
             let channel = context.channel
             context.writeAndFlush(wrapOutboundOut(.byteBuffer(ByteBuffer(bytes: close)))).whenComplete { _ in
-                channel.close(promise: nil)
+                channel.close(mode: .output, promise: nil)
+                channel.eventLoop.scheduleTask(in: Self.linger) { channel.close(promise: nil) }
             }
             return
         }
