@@ -95,12 +95,7 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--max-connections and --max-connections-per-address must be at least 1.")
         }
         if let token {
-            guard token.contains(where: { !$0.isWhitespace }) else {
-                throw ValidationError("--token is blank: pass a token nobody can guess, or leave --token out on loopback.")
-            }
-            guard token.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
-                throw ValidationError("--token must be printable ASCII without spaces.")
-            }
+            do { try SceneSyncServer.validate(token: token) } catch { throw ValidationError("--token: \(error)") }
         }
         for (name, seconds) in [("--request-head-timeout", requestHeadTimeout), ("--request-body-timeout", requestBodyTimeout),
                                 ("--hello-timeout", helloTimeout)] {

@@ -63,10 +63,7 @@ public final class SceneSyncServer: Service, Sendable {
     ///   share a name.
     public init(configuration: Configuration, apps: [HostedApp], storage: @escaping StorageFactory) throws {
         guard (0...65535).contains(configuration.port) else { throw SceneSyncServerError.invalidPort(configuration.port) }
-        if let token = configuration.token {
-            guard token.contains(where: { !$0.isWhitespace }) else { throw SceneSyncServerError.blankToken }
-            guard token.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else { throw SceneSyncServerError.tokenNotPrintable }
-        }
+        if let token = configuration.token { try Self.validate(token: token) }
         let policy = AccessPolicy(host: configuration.host, allowedHosts: configuration.allowedHosts, token: configuration.token)
         guard policy.isLoopback || configuration.token != nil else {
             throw SceneSyncServerError.tokenRequired(host: configuration.host)
@@ -80,6 +77,15 @@ public final class SceneSyncServer: Service, Sendable {
         self.makeStorage = storage
         self.refusals = RefusalReporter(logger: configuration.logger)
         self.outboundBudget = OutboundBudget(perWindow: configuration.outboundBufferBytes, total: configuration.outboundBufferTotalBytes)
+    }
+
+    /// Checks an access token before a server is made with it: not blank, and printable ASCII
+    /// without spaces, so that it travels as it is in a header, a URL and a cookie.
+    ///
+    /// - Throws: ``SceneSyncServerError/blankToken`` or ``SceneSyncServerError/tokenNotPrintable``.
+    public static func validate(token: String) throws(SceneSyncServerError) {
+        guard token.contains(where: { !$0.isWhitespace }) else { throw .blankToken }
+        guard token.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else { throw .tokenNotPrintable }
     }
 
     /// The port the server listens on, while it does.

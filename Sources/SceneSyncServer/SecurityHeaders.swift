@@ -10,10 +10,13 @@ enum SecurityHeaders {
         ("X-Frame-Options", "DENY"),
     ]
 
+    /// ``fields`` with their names parsed once.
+    private static let typedFields: [(name: HTTPField.Name, value: String)] = fields.compactMap { field in
+        HTTPField.Name(field.name).map { ($0, field.value) }
+    }
+
     /// Sets ``fields`` on `headers`.
     static func add(to headers: inout HTTPFields) {
-        for (name, value) in fields {
-            if let name = HTTPField.Name(name) { headers[name] = value }
-        }
+        for (name, value) in typedFields { headers[name] = value }
     }
 }
