@@ -67,6 +67,10 @@ public final class Application {
     private var lastExpiry = ContinuousClock.now
     /// Scenes whose restoration activity changed and waits to be saved.
     private var restorationSavesDue: Set<SceneSession.ID> = []
+    /// The action each session's window is carrying out now, if any: its next waits for it.
+    var actionsUnderway: [SceneSession.ID: ActionTurn] = [:]
+    /// The `ref` of the last action each session's window carried out in this process.
+    var lastActionRefs: [SceneSession.ID: Int] = [:]
     private var isLaunched = false
 
     /// Creates an application. Nothing happens until ``launch()``.
@@ -284,7 +288,7 @@ public final class Application {
         try await store(activity, for: scene)
     }
 
-    private func store(_ activity: SceneActivity?, for scene: Scene) async throws {
+    func store(_ activity: SceneActivity?, for scene: Scene) async throws {
         scene.session.stateRestorationActivity = activity
         scene.session.lastSeenAt = Date()
         try await storage.saveSession(scene.session)
@@ -425,7 +429,10 @@ public final class Application {
         defer { discarding.subtract(ids) }
         try await storage.deleteSessions(ids)
         storedSessionCount = max(0, storedSessionCount - sessions.count)
-        for session in sessions { forgetClient(of: session.id) }
+        for session in sessions {
+            forgetClient(of: session.id)
+            lastActionRefs[session.id] = nil
+        }
         for session in sessions {
             logger.info("didDiscardSceneSession", metadata: ["scene.id": "\(session.id)"])
         }
@@ -444,6 +451,9 @@ public enum ApplicationError: Error, Equatable, Sendable, CustomStringConvertibl
     /// The client has ``Application/Options/maximumSessionsPerClient`` sessions, all of them
     /// connected: it must close a window before it opens another.
     case tooManySessions(client: String)
+    /// An action sent again could not be checked against what was done already (the storage did
+    /// not answer), so it was not carried out.
+    case actionNotChecked(SceneActionID, reason: String)
 
     public var description: String {
         switch self {
@@ -451,6 +461,7 @@ public enum ApplicationError: Error, Equatable, Sendable, CustomStringConvertibl
         case .notLaunched: "The application has not launched yet."
         case let .notConnected(id): "Scene \(id) is not connected."
         case let .tooManySessions(client): "\(client) has as many windows open as it may; close one first."
+        case let .actionNotChecked(_, reason): "Could not check whether this was done already (\(reason)); try again."
         }
     }
 }

@@ -31,15 +31,18 @@ public enum ModelControllerError: Error, Equatable, Sendable, CustomStringConver
 /// the commit encodes it, whichever comes first. Checked again after another writer's commit, an
 /// intent becomes a new one with the same ``Sender``, whose outcome wakes the sender.
 final class AcceptedIntent<State: ModelState>: Sendable {
-    /// What stays the same however often the intent is checked: who sent it, its check, and its outcome.
+    /// What stays the same however often the intent is checked: who sent it, as part of which
+    /// window's action, its check, and its outcome.
     final class Sender: Sendable {
         let origin: SceneSession.ID?
+        let action: SceneActionID?
         let decide: @Sendable (State) throws -> [State.Event]
         /// The committed envelopes, or why the intent was refused.
         let outcome = Handoff<Result<[EventEnvelope<State.Event>], any Error>>()
 
-        init(origin: SceneSession.ID?, decide: @escaping @Sendable (State) throws -> [State.Event]) {
+        init(origin: SceneSession.ID?, action: SceneActionID? = nil, decide: @escaping @Sendable (State) throws -> [State.Event]) {
             self.origin = origin
+            self.action = action
             self.decide = decide
         }
     }

@@ -14,6 +14,10 @@ public struct SceneSession: Codable, Equatable, Sendable, Identifiable {
     public internal(set) var configurationName: String?
     /// What it takes to recreate the window: saved on background, disconnect and request.
     public internal(set) var stateRestorationActivity: SceneActivity?
+    /// The `ref` of the last action its window carried out (see ``SceneActionID``), saved with
+    /// the restoration activity that action left: an action sent again with a `ref` up to it was
+    /// done already.
+    public internal(set) var lastActionRef: Int?
     /// When the session was created.
     public let createdAt: Date
     /// The last time a window of this session was connected or saved state.

@@ -9,10 +9,15 @@ public protocol SceneSyncStorage: Sendable {
     /// Loads an app's records and the state of its log.
     func loadModel(app: String) async throws -> StoredModel
 
-    /// Commits a batch of intents' events and record changes in one transaction.
+    /// Commits a batch of intents' events and record changes in one transaction, with the
+    /// windows' actions they were part of (``CommitBatch/actions``).
     ///
     /// Either everything in the batch is durable when this returns, or nothing is and it throws.
     func commit(_ batch: CommitBatch) async throws
+
+    /// The sequence number of the first event committed as part of `action`, or `nil` if no intent
+    /// of it was committed (or its record went with its session or with the log's trimmed part).
+    func committedAction(_ action: SceneActionID) async throws -> UInt64?
 
     /// The app's logged events with sequence numbers after `sequence`, in order, at most `limit`.
     /// Events trimmed by retention are missing: the caller compares the first sequence number.
@@ -47,7 +52,8 @@ public protocol SceneSyncStorage: Sendable {
     /// the next launch reports and discards them.
     func markSessionsClosed(_ ids: [SceneSession.ID], at date: Date) async throws
 
-    /// Deletes sessions and everything that belongs to them alone (their drafts), in one transaction.
+    /// Deletes sessions and everything that belongs to them alone (their drafts and the record of
+    /// their committed actions), in one transaction.
     func deleteSessions(_ ids: [SceneSession.ID]) async throws
 
     /// The drafts saved for one session, by key.
@@ -107,15 +113,23 @@ public struct CommitBatch: Sendable {
     public let events: [StoredEvent]
     /// The record changes, in the order they were made.
     public let changes: [EncodedRecordChange]
-    /// If set, log entries with sequence numbers up to and including this one are deleted.
+    /// If set, log entries with sequence numbers up to and including this one are deleted, and
+    /// with them the record of the actions committed in them.
     public let trimThrough: UInt64?
+    /// The windows' actions the batch's intents were part of, each once, with the first sequence
+    /// number committed for it; kept for ``SceneSyncStorage/committedAction(_:)``. An action
+    /// recorded already (by an earlier batch) keeps its first record.
+    public let actions: [CommittedAction]
 
     /// Creates a batch.
-    public init(app: String, events: [StoredEvent], changes: [EncodedRecordChange], trimThrough: UInt64?) {
+    public init(
+        app: String, events: [StoredEvent], changes: [EncodedRecordChange], trimThrough: UInt64?, actions: [CommittedAction] = []
+    ) {
         self.app = app
         self.events = events
         self.changes = changes
         self.trimThrough = trimThrough
+        self.actions = actions
     }
 }
 

@@ -47,6 +47,10 @@ final class CountingStorage: SceneSyncStorage {
         try await base.markSessionsClosed(ids, at: date)
     }
 
+    func committedAction(_ action: SceneActionID) async throws -> UInt64? {
+        try await base.committedAction(action)
+    }
+
     func deleteSessions(_ ids: [SceneSession.ID]) async throws {
         try await base.deleteSessions(ids)
     }

@@ -126,6 +126,9 @@ public final class PostgresStorage: SceneSyncStorage {
     ///   delete the records (the batch's last change to each key only, so they touch distinct
     ///   rows), and drop events up to `$4` (0: none). Events the same batch trims are not
     ///   appended, as if appended then trimmed.
+    /// - `acted` records the windows' actions the batch carried out (`$14`–`$16`: session, ref,
+    ///   first sequence number), keeping an earlier record of the same action; `forgotten` drops
+    ///   those of trimmed events.
     /// - It ends with one `pg_notify` for the whole batch, `"<app> <last sequence>"`, delivered
     ///   to other nodes when the transaction commits.
     ///
@@ -159,6 +162,15 @@ public final class PostgresStorage: SceneSyncStorage {
         ), trimmed AS (
             DELETE FROM scenesync_event
             WHERE app = $1 AND sequence <= $4 AND EXISTS (SELECT FROM taken)
+        ), acted AS (
+            INSERT INTO scenesync_committed_action (session_id, ref, app, sequence)
+            SELECT a.session_id, a.ref, $1, a.sequence
+            FROM unnest($14::text[], $15::bigint[], $16::bigint[]) AS a (session_id, ref, sequence)
+            WHERE EXISTS (SELECT FROM taken)
+            ON CONFLICT (session_id, ref) DO NOTHING
+        ), forgotten AS (
+            DELETE FROM scenesync_committed_action
+            WHERE app = $1 AND sequence <= $4 AND EXISTS (SELECT FROM taken)
         )
         SELECT pg_notify('\(PostgresDatabase.channel)', $1 || ' ' || $3) FROM taken
         """
@@ -184,7 +196,7 @@ public final class PostgresStorage: SceneSyncStorage {
                 deletedKeys.append(change.key)
             }
         }
-        var binds = PostgresBindings(capacity: 13)
+        var binds = PostgresBindings(capacity: 16)
         binds.append(batch.app)
         binds.append(previous)
         binds.append(last)
@@ -198,7 +210,24 @@ public final class PostgresStorage: SceneSyncStorage {
         binds.append(savedValues)
         binds.append(deletedCollections)
         binds.append(deletedKeys)
+        binds.append(batch.actions.map(\.action.session.rawValue))
+        binds.append(batch.actions.map { Int64($0.action.ref) })
+        binds.append(batch.actions.map { Int64(clamping: $0.sequence) })
         return binds
+    }
+
+    public func committedAction(_ action: SceneActionID) async throws -> UInt64? {
+        var binds = PostgresBindings()
+        binds.append(action.session.rawValue)
+        binds.append(Int64(action.ref))
+        return try await database.perform("read a committed action") { client in
+            let rows = try await client.query(PostgresQuery(unsafeSQL: """
+                SELECT sequence FROM scenesync_committed_action WHERE session_id = $1 AND ref = $2
+                """, binds: binds), logger: logger)
+            var sequence: UInt64?
+            for try await value in rows.decode(Int64.self) { sequence = UInt64(clamping: value) }
+            return sequence
+        }
     }
 
     public func events(app: String, after sequence: UInt64, limit: Int) async throws -> [StoredEvent] {
@@ -315,6 +344,7 @@ public final class PostgresStorage: SceneSyncStorage {
         binds.append(scope)
         binds.append(ids.map(\.rawValue))
         try await execute("delete scene sessions", PostgresQuery(unsafeSQL: """
+            WITH actions AS (DELETE FROM scenesync_committed_action WHERE session_id = ANY($2))
             DELETE FROM scenesync_session WHERE scope = $1 AND id = ANY($2)
             """, binds: binds))
     }

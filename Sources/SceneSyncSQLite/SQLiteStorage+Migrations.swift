@@ -49,6 +49,20 @@ extension SQLiteStorage {
                 );
                 """)
         }
+        migrator.registerMigration("v3: committed actions") { db in
+            // Windows' actions whose intents committed, so that one sent again is not done twice.
+            // They go with their session, or with the part of the log that is trimmed.
+            try db.execute(sql: """
+                CREATE TABLE committedAction (
+                    sessionId TEXT NOT NULL,
+                    ref INTEGER NOT NULL,
+                    app TEXT NOT NULL,
+                    sequence INTEGER NOT NULL,
+                    PRIMARY KEY (sessionId, ref)
+                ) WITHOUT ROWID;
+                CREATE INDEX committedActionBySequence ON committedAction (app, sequence);
+                """)
+        }
         return migrator
     }
 }

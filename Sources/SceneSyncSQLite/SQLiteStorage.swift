@@ -121,10 +121,23 @@ public final class SQLiteStorage: SceneSyncStorage {
                 try deleteRecord.execute(arguments: [batch.app, change.collection, change.key])
             }
         }
+        if !batch.actions.isEmpty {
+            let recordAction = try db.cachedStatement(sql: """
+                INSERT INTO committedAction (sessionId, ref, app, sequence) VALUES (?, ?, ?, ?)
+                ON CONFLICT (sessionId, ref) DO NOTHING
+                """)
+            for committed in batch.actions {
+                try recordAction.execute(arguments: [
+                    committed.action.session.rawValue, committed.action.ref, batch.app, Int64(committed.sequence),
+                ])
+            }
+        }
         var firstRetained = UInt64(meta?[1] as Int64? ?? Int64(firstEvent.sequence))
         if let trim = batch.trimThrough {
             let trimLog = try db.cachedStatement(sql: "DELETE FROM event WHERE app = ? AND sequence <= ?")
             try trimLog.execute(arguments: [batch.app, Int64(trim)])
+            let trimActions = try db.cachedStatement(sql: "DELETE FROM committedAction WHERE app = ? AND sequence <= ?")
+            try trimActions.execute(arguments: [batch.app, Int64(trim)])
             firstRetained = max(firstRetained, trim + 1)
         }
         let saveModel = try db.cachedStatement(sql: """
@@ -132,6 +145,13 @@ public final class SQLiteStorage: SceneSyncStorage {
             ON CONFLICT (app) DO UPDATE SET lastSequence = excluded.lastSequence, firstRetained = excluded.firstRetained
             """)
         try saveModel.execute(arguments: [batch.app, Int64(lastEvent.sequence), Int64(firstRetained)])
+    }
+
+    public func committedAction(_ action: SceneActionID) async throws -> UInt64? {
+        try await writer.read { db in
+            try Int64.fetchOne(db, sql: "SELECT sequence FROM committedAction WHERE sessionId = ? AND ref = ?",
+                               arguments: [action.session.rawValue, action.ref]).map { UInt64(clamping: $0) }
+        }
     }
 
     public func events(app: String, after sequence: UInt64, limit: Int) async throws -> [StoredEvent] {
@@ -201,6 +221,7 @@ public final class SQLiteStorage: SceneSyncStorage {
         try await writer.write { db in
             for id in ids {
                 try db.execute(sql: "DELETE FROM sceneDraft WHERE sessionId = ?", arguments: [id.rawValue])
+                try db.execute(sql: "DELETE FROM committedAction WHERE sessionId = ?", arguments: [id.rawValue])
                 try db.execute(sql: "DELETE FROM sceneSession WHERE id = ?", arguments: [id.rawValue])
             }
         }

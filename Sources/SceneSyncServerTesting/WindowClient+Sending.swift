@@ -24,6 +24,13 @@ extension WindowClient {
         return lastRef
     }
 
+    /// Sends action `ref` again with `resend: true`, as a window does after reconnecting when the
+    /// connection the action went out on ended before its answer came.
+    public func resend(_ name: ActionName, on node: String, ref: Int, value: ViewValue? = nil) {
+        lastRef = max(lastRef, ref)
+        send(.action, Resent(action: UserAction(ref: ref, node: node, name: name, value: value)))
+    }
+
     /// Taps a button or bar button and returns the action's `ref`.
     @discardableResult
     public func tap(_ node: String) -> Int {
@@ -59,6 +66,18 @@ extension WindowClient {
             write(.connectionClose, data)
         }
         try await waitUntil("the socket to close", timeout: timeout) { isClosed }
+    }
+
+    /// An action's fields and `resend: true`.
+    private struct Resent: Encodable {
+        let action: UserAction
+        private enum CodingKeys: String, CodingKey { case resend }
+
+        func encode(to encoder: any Encoder) throws {
+            try action.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(true, forKey: .resend)
+        }
     }
 
     struct Visibility: Encodable {

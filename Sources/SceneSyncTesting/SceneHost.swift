@@ -118,9 +118,15 @@ public final class SceneHost {
     ///
     /// - Throws: what the window's screen throws for it.
     public func perform(_ name: ActionName, on node: String, value: ViewValue? = nil, in window: HostedWindow) async throws {
-        guard let sceneWindow = try window.connectedScene().window else { throw ApplicationError.notConnected(window.sessionID) }
+        let scene = try window.connectedScene()
+        guard let sceneWindow = scene.window else { throw ApplicationError.notConnected(window.sessionID) }
         window.actionCount += 1
-        try await sceneWindow.handle(UserAction(ref: window.actionCount, node: node, name: name, value: value))
+        let action = UserAction(ref: window.actionCount, node: node, name: name, value: value)
+        // As the server does: once per action, its intents committed with it, and the window's
+        // place saved before it returns.
+        _ = try await application.carryOut(SceneActionID(session: scene.session.id, ref: action.ref), in: scene, resent: false) {
+            try await sceneWindow.handle(action)
+        }
     }
 
     /// Taps a button or bar button.

@@ -85,6 +85,10 @@ public enum StorageConformance {
         /// An "Open in New Window" request kept on one node is taken once on another, not after
         /// it expired, and not by another app.
         case keepsOpenRequestsForEveryNode
+        /// The windows' actions a batch carried out are there once it commits, for every node,
+        /// with their first sequence number; a refused batch records none; they go with their
+        /// session and with the trimmed part of the log.
+        case recordsCommittedActions
 
         public var testDescription: String { rawValue }
     }
@@ -123,6 +127,8 @@ public enum StorageConformance {
             try await givesALeadToOneNodeAtATime(try await make(), try await database.open(app, "node-b"))
         case .knowsWhichWindowsAreConnectedElsewhere:
             try await knowsWhichWindowsAreConnectedElsewhere(try await make(), try await database.open(app, "node-b"))
+        case .recordsCommittedActions:
+            try await recordsCommittedActions(try await make(), try await database.open(app, "node-b"))
         case .keepsOpenRequestsForEveryNode:
             try await keepsOpenRequestsForEveryNode(
                 try await make(), try await database.open(app, "node-b"), otherApp: try await database.open("other", "node-b"))

@@ -291,6 +291,27 @@ def behaviour(r, motion="0"):
     r.check("reconnect hello carries route and seq", hello.get("route") == r.route(3) and hello.get("seq") == {"lootlogger": r.js("return harness.server.seq")}, json.dumps(hello))
     r.wait("harness.server.delivered.at(-1).type === 'resumed'")
 
+    # An action whose answer a lost connection never brought is sent again after the reconnect,
+    # under the same ref, marked `resend`; the server (here: the fake) does it once.
+    r.js("harness.server.autoAnswer = false")
+    r.d.find_element(By.CSS_SELECTOR, '[data-node-id="navigationBar"] button[aria-label="Back"]').click()
+    r.wait("harness.server.sent.at(-1).type === 'action'")
+    lost = r.sent("action")[-1]
+    hellos = len(r.sent("hello"))
+    r.js("harness.server.autoAnswer = true; harness.server.transport.close()")
+    r.wait(f"harness.server.sent.filter(m => m.type === 'action' && m.ref === {lost['ref']}).length === 2", timeout=5)
+    again = [m for m in r.sent("action") if m["ref"] == lost["ref"]][-1]
+    r.check("an unanswered action is sent again after the reconnect, marked resend",
+            again.get("resend") is True and again["node"] == lost["node"] and again["name"] == lost["name"]
+            and "resend" not in lost and len(r.sent("hello")) == hellos + 1, json.dumps([lost, again]))
+    r.wait(f"harness.server.delivered.some(m => m.type === 'ack' && m.ref === {lost['ref']})")
+    r.check("the action sent again took effect once", r.js("return harness.server.shown") is None)
+    r.js("harness.server.transport.close()")
+    r.wait(f"harness.server.sent.filter(m => m.type === 'hello').length === {hellos + 2}", timeout=5)
+    r.wait("['resumed', 'render'].includes(harness.server.delivered.at(-1).type)")
+    r.check("an answered action is not sent again", len([m for m in r.sent("action") if m["ref"] == lost["ref"]]) == 2)
+    last_ref = max(m["ref"] for m in r.sent("action"))
+
     # Shutdown: indicator reconnecting, then reconnects after retryAfter.
     r.js("harness.server.send({type:'shutdown', retryAfter: 300}); harness.server.transport.close()")
     r.check("shutdown shows reconnecting", r.js("return document.getElementById('scenesync-connection').dataset.state") == "reconnecting")
@@ -310,6 +331,10 @@ def behaviour(r, motion="0"):
     r.wait("document.documentElement.dataset.ready === 'true'")
     hello = r.sent("hello")[0]
     r.check("reload sends session and seq but no route", hello.get("session") and hello.get("seq") and "route" not in hello, json.dumps(hello))
+    r.wait("harness.server.delivered.at(-1).type === 'render'")
+    r.js("document.querySelector('[data-node-id=\"edit\"]').click()")
+    r.wait("harness.server.sent.some(m => m.type === 'action')")
+    r.check("refs go on growing after a reload", r.sent("action")[0]["ref"] > last_ref, json.dumps([r.sent("action")[0], last_ref]))
     r.d.get(f"{r.base}{HARNESS}?reset=0&motion={motion}&open=tok-1&token=secret")
     r.wait("document.documentElement.dataset.ready === 'true'")
     hello = r.sent("hello")[0]

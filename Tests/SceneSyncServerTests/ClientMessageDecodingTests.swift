@@ -54,7 +54,7 @@ import Testing
     @Test(arguments: ["-0.0", "1.0", "1e0", "1e-400", "2.5", "1E2"])
     func anIndexWrittenOtherwiseIsNotAnInteger(number: String) throws {
         let message = try Self.decode(#"{"type":"action","v":1,"ref":1,"node":"item-1","name":"move","value":\#(number)}"#)
-        guard case let .action(action) = message else { Issue.record("not an action"); return }
+        guard case let .action(action, _) = message else { Issue.record("not an action"); return }
         #expect(action.value?.int == nil)
     }
 

@@ -64,8 +64,9 @@ public enum ClientMessage: Equatable, Sendable {
     /// The window (re)connects: its session id if it has one, the sequence numbers it has seen per
     /// app, an "open in new window" token, and whether it is visible and focused.
     case hello(Hello)
-    /// The user did something to a node.
-    case action(UserAction)
+    /// The user did something to a node. `resend` says the window sent this action (its `ref`)
+    /// before, on a connection that ended before the answer came.
+    case action(UserAction, resend: Bool = false)
     /// The window was shown, hidden, focused or blurred.
     case visibility(visible: Bool, focused: Bool)
     /// The window is being closed (not reloaded, as far as the page can tell).
@@ -110,7 +111,7 @@ public enum ClientMessage: Equatable, Sendable {
     static let types: Set<WindowProtocol.MessageType> = [.hello, .action, .visibility, .closing, .ping]
     static let fields: [WindowProtocol.MessageType: Set<String>] = [
         .hello: ["session", "seq", "route", "open", "token", "device", "visible", "focused"],
-        .action: ["ref", "node", "name", "value"],
+        .action: ["ref", "node", "name", "value", "resend"],
         .visibility: ["visible", "focused"],
         .closing: [],
         .ping: [],
@@ -145,7 +146,8 @@ private enum StrictClientMessage {
                 visible: try reader.bool("visible"), focused: try reader.bool("focused")))
         case .action:
             return .action(UserAction(ref: try reader.integer("ref"), node: try reader.string("node"),
-                                      name: ActionName(rawValue: try reader.string("name")), value: try reader.value("value")))
+                                      name: ActionName(rawValue: try reader.string("name")), value: try reader.value("value")),
+                           resend: try reader.optionalBool("resend") ?? false)
         case .visibility:
             return .visibility(visible: try reader.bool("visible"), focused: try reader.bool("focused"))
         case .closing:
@@ -188,6 +190,12 @@ private enum StrictClientMessage {
 
         func bool(_ name: String) throws(WindowProtocolError) -> Bool {
             guard let value = fields[name] else { throw missing(name) }
+            guard case let .bool(flag) = value else { throw wrongType(name) }
+            return flag
+        }
+
+        func optionalBool(_ name: String) throws(WindowProtocolError) -> Bool? {
+            guard let value = fields[name], value != .null else { return nil }
             guard case let .bool(flag) = value else { throw wrongType(name) }
             return flag
         }

@@ -18,6 +18,12 @@ final class InstrumentedStorage: SceneSyncStorage {
     var waitingCommits: Int { state.withLock { $0.waiting.count } }
 
     func failNextCommits(_ count: Int) { state.withLock { $0.failNext = count } }
+    /// Whether ``committedAction(_:)`` fails, as a database that does not answer would.
+    var failCommittedActionLookups: Bool {
+        get { lookupsFail.load(ordering: .relaxed) }
+        set { lookupsFail.store(newValue, ordering: .relaxed) }
+    }
+    private let lookupsFail = Atomic(false)
     func hold() { state.withLock { $0.held = true } }
     func release() {
         let waiting = state.withLock { state in
@@ -61,6 +67,10 @@ final class InstrumentedStorage: SceneSyncStorage {
     func allSessions() async throws -> [SceneSession] { try await base.allSessions() }
     func markSessionsClosed(_ ids: [SceneSession.ID], at date: Date) async throws {
         try await base.markSessionsClosed(ids, at: date)
+    }
+    func committedAction(_ action: SceneActionID) async throws -> UInt64? {
+        if failCommittedActionLookups { throw InjectedFailure() }
+        return try await base.committedAction(action)
     }
     func deleteSessions(_ ids: [SceneSession.ID]) async throws { try await base.deleteSessions(ids) }
     func drafts(session: SceneSession.ID) async throws -> [String: Data] { try await base.drafts(session: session) }

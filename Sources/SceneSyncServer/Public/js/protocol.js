@@ -26,7 +26,7 @@ export const F = freeze({
   session: "session", seq: "seq", route: "route", open: "open", token: "token", device: "device",
   visible: "visible", focused: "focused",
   // action / ack / error
-  ref: "ref", node: "node", name: "name", value: "value", code: "code", message: "message",
+  ref: "ref", node: "node", name: "name", value: "value", resend: "resend", code: "code", message: "message",
   // welcome / render / patch / open / shutdown
   app: "app", title: "title", time: "time", root: "root", ops: "ops", url: "url", retryAfter: "retryAfter",
 });
@@ -95,6 +95,7 @@ export const STORAGE = freeze({
   session: (app) => `scenesync.session.${app}`,
   seq: (app) => `scenesync.seq.${app}`,
   token: (app) => `scenesync.token.${app}`,
+  ref: (app) => `scenesync.ref.${app}`,
 });
 
 /** localStorage key of the browser profile's device id (`hello.device`), shared by all its windows and apps. */
@@ -114,7 +115,9 @@ export const CONN_TEXT = freeze({
 export const TIMING = freeze({
   pingInterval: 20_000,
   silenceTimeout: 45_000, // no message at all for this long: the connection is dead
-  backoffInitial: 250,
+  /** Reconnecting waits a random time below this, doubled after each failed try up to backoffMax:
+   *  the windows of a node that died spread their reconnects over it rather than all at once. */
+  backoffInitial: 1_000,
   backoffMax: 10_000,
   duplicateProbe: 150,
   draftDebounce: 300,

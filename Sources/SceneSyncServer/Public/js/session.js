@@ -1,5 +1,5 @@
 // What a window remembers across reloads (sessionStorage, per app): its session id, the sequence
-// numbers it has applied and the access token; what the page URL brings (`?open=`, `?token=`);
+// numbers it has applied, the last action ref it used and the access token; what the page URL brings (`?open=`, `?token=`);
 // whether this window is a duplicated tab of another live window holding the same session; and the
 // browser profile's device id (localStorage, shared by every window of the profile).
 import { CHANNEL, CHANNEL_MSG, DEVICE_KEY, QUERY, STORAGE, TIMING } from "./protocol.js";
@@ -73,6 +73,16 @@ export class WindowMemory {
 
   get token() {
     return this.load(STORAGE.token(this.app));
+  }
+
+  /** The last action `ref` this window used: refs grow over the session's life, reloads included. */
+  get lastRef() {
+    const value = Number(this.load(STORAGE.ref(this.app)));
+    return Number.isSafeInteger(value) && value > 0 ? value : 0;
+  }
+
+  set lastRef(value) {
+    this.store(STORAGE.ref(this.app), String(value));
   }
 
   /** Forgets the session and what was applied (the token stays). */

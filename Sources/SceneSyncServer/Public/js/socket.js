@@ -1,6 +1,7 @@
 // The connection: one WebSocket per window to /ws/<app>. Says hello (with the browser profile's
 // device id), keeps the session, sequence numbers and access token in sessionStorage, reconnects
-// with backoff, reports visibility, pings, numbers actions, and passes on each welcome's server time
+// with jittered backoff, reports visibility, pings, numbers actions (refs grow over the session's
+// life), sends again those a lost connection left unanswered, and passes on each welcome's server time
 // (the clock deadlines are read on). The transport is injectable (a WebSocket-like object), so a
 // harness can drive it.
 import { ACTION, CONN, F, MAX_MESSAGE_SIZE, MSG, TIMING, VERSION, WS_PATH } from "./protocol.js";
@@ -39,8 +40,8 @@ export class Socket {
     this.synced = false; // the server drew (or resumed) this window on this connection
     this.route = null; // in memory only: after a reload nothing is on screen, so the server must draw
     this.openToken = null;
-    this.nextRef = 0;
-    this.pending = new Map(); // ref -> {node, name}
+    this.nextRef = this.memory.lastRef;
+    this.pending = new Map(); // ref -> {node, name, message, sent, resend}, in ref order
     this.queue = []; // actions made while not connected
     this.retryAfter = null;
     this.timers = { reconnect: 0, ping: 0, silence: 0 };
@@ -160,7 +161,21 @@ export class Socket {
     this.synced = false;
     clearInterval(this.timers.ping);
     clearInterval(this.timers.silence);
+    this.markUnanswered();
     this.scheduleReconnect();
+  }
+
+  /**
+   * Actions sent on the connection that ended and not answered may or may not have been done: the
+   * next connection sends them again, under the same refs, and the server does each at most once.
+   */
+  markUnanswered() {
+    for (const entry of this.pending.values()) {
+      if (entry.sent) {
+        entry.sent = false;
+        entry.resend = true;
+      }
+    }
   }
 
   /** Closes a connection that went quiet; `closed` reconnects. */
@@ -180,7 +195,9 @@ export class Socket {
       this.notBefore = Date.now() + delay; // the server asked for this much quiet
     } else {
       const base = Math.min(TIMING.backoffMax, TIMING.backoffInitial * 2 ** this.attempt);
-      delay = base / 2 + Math.random() * (base / 2); // jitter, so a restart is not a stampede
+      // Full jitter: the windows of a node that died reconnect spread over the whole interval,
+      // not in one instant, and each retry's interval doubles.
+      delay = Math.random() * base;
       this.attempt += 1;
     }
     this.reportState();
@@ -195,6 +212,7 @@ export class Socket {
       this.transport = null;
       try { transport.close(); } catch { /* already closed */ }
     }
+    this.markUnanswered();
     this.connect();
   }
 
@@ -279,11 +297,23 @@ export class Socket {
     this.everConnected = true;
     this.attempt = 0;
     if (first) this.reportState();
+    // First what a lost connection left unanswered, in order, whether or not its node is still
+    // shown: the server answers one done already with `ack`, and refuses the others it cannot do.
+    for (const entry of this.pending.values()) {
+      if (!entry.resend) continue;
+      if (!this.send({ ...entry.message, [F.resend]: true })) return;
+      entry.resend = false;
+      entry.sent = true;
+    }
     const queued = this.queue;
     this.queue = [];
     for (const message of queued) {
-      if (this.canSend(message[F.node])) this.send(message);
-      else this.pending.delete(message[F.ref]);
+      const entry = this.pending.get(message[F.ref]);
+      if (this.canSend(message[F.node]) && this.send(message)) {
+        if (entry) entry.sent = true;
+      } else {
+        this.pending.delete(message[F.ref]);
+      }
     }
   }
 
@@ -292,17 +322,23 @@ export class Socket {
    * Made while disconnected, it waits for the next connection (a draft replaces an older draft).
    */
   action(node, name, value) {
-    this.nextRef += 1;
-    const ref = this.nextRef;
+    const ref = Math.max(this.nextRef, this.memory.lastRef) + 1;
     const message = { [F.type]: MSG.action, [F.ref]: ref, [F.node]: node, [F.name]: name };
     if (value !== undefined) message[F.value] = value;
     if (byteLength(this.encode(message)) > MAX_MESSAGE_SIZE) return null;
-    this.pending.set(ref, { node, name });
+    this.nextRef = ref;
+    this.memory.lastRef = ref;
+    const entry = { node, name, message, sent: false, resend: false };
+    this.pending.set(ref, entry);
     if (this.pending.size > 500) this.pending.delete(this.pending.keys().next().value);
-    if (this.isOpen && this.synced) {
-      this.send(message);
+    if (this.isOpen && this.synced && this.send(message)) {
+      entry.sent = true;
     } else {
-      if (name === ACTION.draft) this.queue = this.queue.filter((m) => !(m[F.node] === node && m[F.name] === name));
+      if (name === ACTION.draft) {
+        const older = this.queue.filter((m) => m[F.node] === node && m[F.name] === name);
+        for (const m of older) this.pending.delete(m[F.ref]);
+        this.queue = this.queue.filter((m) => !older.includes(m));
+      }
       this.queue.push(message);
     }
     return ref;
@@ -312,7 +348,7 @@ export class Socket {
   settle(ref) {
     const entry = this.pending.get(ref);
     this.pending.delete(ref);
-    return entry;
+    return entry ? { node: entry.node, name: entry.name } : undefined;
   }
 
   visibility() {
