@@ -32,6 +32,12 @@ extension SceneSyncServer {
         /// How long a connection may stay quiet between requests before it is closed. WebSockets
         /// are not affected: they are pinged instead.
         public var idleTimeout: Duration
+        /// How often the server sends a window's WebSocket a ping frame. A window that has not
+        /// answered one with a pong by the next is taken for gone (a half-open connection: its
+        /// machine or network went away without closing it) and is closed. A proxy in front of the
+        /// server must allow a WebSocket to be quiet for longer than this (nginx's
+        /// `proxy_read_timeout`).
+        public var pingInterval: Duration
         /// The largest request head (request line and header fields), in bytes.
         public var maximumHeadBytes: Int
         /// The most header fields in one request.
@@ -49,6 +55,7 @@ extension SceneSyncServer {
             requestHeadTimeout: Duration = .seconds(10),
             requestBodyTimeout: Duration = .seconds(30),
             idleTimeout: Duration = .seconds(60),
+            pingInterval: Duration = .seconds(30),
             maximumHeadBytes: Int = 32 * 1024,
             maximumHeaderCount: Int = 100,
             maximumRequestLineBytes: Int = 8 * 1024,
@@ -60,6 +67,7 @@ extension SceneSyncServer {
             self.requestHeadTimeout = requestHeadTimeout
             self.requestBodyTimeout = requestBodyTimeout
             self.idleTimeout = idleTimeout
+            self.pingInterval = max(.milliseconds(100), pingInterval)
             self.maximumHeadBytes = max(256, maximumHeadBytes)
             self.maximumHeaderCount = max(1, maximumHeaderCount)
             self.maximumRequestLineBytes = max(64, min(maximumRequestLineBytes, self.maximumHeadBytes))

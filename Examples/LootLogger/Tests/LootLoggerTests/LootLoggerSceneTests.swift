@@ -316,6 +316,27 @@ struct LootLoggerSceneTests {
         #expect(restored.text(Detail.name, "draft") == "Rusty Sp")
     }
 
+    @Test func aWindowInEditModeComesBackInEditModeAfterTheProcessWasKilled() async throws {
+        let path = TemporaryDirectory().path("lootlogger.sqlite")
+        let storage = try SQLiteStorage(path: path)
+        let (crashed, store) = try await launch(storage)
+        try await store.createRandomItem(origin: nil)
+        let window = try await crashed.openWindow()
+        try await crashed.tap(Items.edit, in: window)
+        var editing: Bool?
+        for _ in 0..<300 where editing != true {
+            try await Task.sleep(for: .milliseconds(10))
+            editing = try await storage.session(id: window.sessionID)?.stateRestorationActivity
+                .flatMap { try? $0.decodePayload(as: LootLoggerSceneDelegate.WindowState.self) }?.editing
+        }
+        #expect(editing == true, "edit mode is stored without a hide or disconnect")
+
+        let (host, _) = try await launch(try SQLiteStorage(path: path))
+        let restored = try await host.openWindow(session: window.sessionID)
+        #expect(restored.text(Items.edit, "label") == "Done")
+        #expect(restored.node(Items.table)?.props["editing"] == .bool(true))
+    }
+
     @Test func unknownOrMalformedActionsAreRefusedAndChangeNothing() async throws {
         let (host, store) = try await launch(try SQLiteStorage.inMemory())
         try await store.createRandomItem(origin: nil)

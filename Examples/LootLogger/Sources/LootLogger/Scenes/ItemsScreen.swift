@@ -46,13 +46,16 @@ public final class ItemsScreen: ScreenController {
     private var rows: [UUID] = []
     private var items: [UUID: Item] = [:]
     private var total = 0
-    private var isEditing = false
+    /// Whether the list is in edit mode (delete buttons, reordering); part of the window's
+    /// restoration activity, so a window comes back in it.
+    public private(set) var isEditing: Bool
 
-    /// Creates the screen.
-    public init(store: ItemStore) {
+    /// Creates the screen, in edit mode if `editing`.
+    public init(store: ItemStore, editing: Bool = false) {
         self.store = store
+        isEditing = editing
         super.init(route: Route("items"), title: "LootLogger")
-        setBarButtons(barButtons(editing: false))
+        setBarButtons(barButtons(editing: editing))
         handleRows(
             Self.rows,
             shown: { [weak self] key in self?.items[key] != nil },
@@ -160,6 +163,7 @@ public final class ItemsScreen: ScreenController {
         isEditing.toggle()
         setBarButtons(barButtons(editing: isEditing))
         update([.set(NodeID.table, .editing, to: .bool(isEditing))])
+        window?.scene?.restorationActivityDidChange()
     }
 
     static func dollars(_ value: Int) -> String { "$\(value)" }

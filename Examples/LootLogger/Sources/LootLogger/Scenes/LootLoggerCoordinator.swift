@@ -19,9 +19,20 @@ public final class LootLoggerCoordinator: Coordinator, ItemsScreenDelegate, Item
         self.window = window
     }
 
+    /// The item list at the root of the window.
+    public private(set) var itemsScreen: ItemsScreen?
+
     /// Shows the item list, and the detail screen the window was on if it is restored.
     public override func start(restoring state: NavigationState?) async {
-        var screens: [ScreenController] = [makeItemsScreen()]
+        await start(restoring: state, editing: false)
+    }
+
+    /// Shows the item list, in edit mode if `editing`, and the detail screen the window was on if
+    /// it is restored.
+    public func start(restoring state: NavigationState?, editing: Bool) async {
+        let list = makeItemsScreen(editing: editing)
+        itemsScreen = list
+        var screens: [ScreenController] = [list]
         for route in (state?.paths["main"] ?? []).dropFirst() {
             guard route.name == "item", let key = route.argument.flatMap(UUID.init(uuidString:)),
                   await store.controller.state.item(key) != nil else { break }
@@ -56,8 +67,8 @@ public final class LootLoggerCoordinator: Coordinator, ItemsScreenDelegate, Item
         window.showNotice("“\(name)” was deleted in another window.")
     }
 
-    private func makeItemsScreen() -> ItemsScreen {
-        let screen = ItemsScreen(store: store)
+    private func makeItemsScreen(editing: Bool) -> ItemsScreen {
+        let screen = ItemsScreen(store: store, editing: editing)
         screen.delegate = self
         return screen
     }

@@ -3,14 +3,16 @@ public import SceneSync
 public import SceneSyncUI
 
 /// One LootLogger window: it creates the window and hands it to a ``LootLoggerCoordinator``, which
-/// owns navigation. Its restoration activity is the navigation path; typed-but-unsaved text is kept
-/// in the scene's drafts.
+/// owns navigation. Its restoration activity is the navigation path and whether the list is in edit
+/// mode; typed-but-unsaved text is kept in the scene's drafts.
 @MainActor
 public final class LootLoggerSceneDelegate: SceneDelegate {
     /// The restoration payload.
     public struct WindowState: Codable, Equatable, Sendable {
         /// The window's navigation.
         public var navigation: NavigationState
+        /// Whether the item list is in edit mode; `nil` (saved before edit mode was kept) is off.
+        public var editing: Bool?
     }
 
     /// The activity type LootLogger windows save.
@@ -32,9 +34,9 @@ public final class LootLoggerSceneDelegate: SceneDelegate {
         let window = SceneWindow(scene: scene, title: "LootLogger")
         let coordinator = LootLoggerCoordinator(store: store, window: window)
         self.coordinator = coordinator
-        let restored = session.stateRestorationActivity.flatMap { activity -> NavigationState? in
+        let restored = session.stateRestorationActivity.flatMap { activity -> WindowState? in
             guard activity.type == Self.activityType else { return nil }
-            return try? activity.decodePayload(as: WindowState.self).navigation
+            return try? activity.decodePayload(as: WindowState.self)
         }
         let opened = options.activity.flatMap { activity -> UUID? in
             guard activity.type == Self.itemActivityType else { return nil }
@@ -44,7 +46,7 @@ public final class LootLoggerSceneDelegate: SceneDelegate {
             if let opened {
                 await coordinator.start(showing: opened)
             } else {
-                await coordinator.start(restoring: restored)
+                await coordinator.start(restoring: restored?.navigation, editing: restored?.editing ?? false)
             }
         }
     }
@@ -52,6 +54,6 @@ public final class LootLoggerSceneDelegate: SceneDelegate {
     public func stateRestorationActivity(for scene: Scene) -> SceneActivity? {
         guard let navigation = scene.window?.navigationState else { return nil }
         return try? SceneActivity(type: Self.activityType, title: scene.window?.visibleScreen?.title,
-                                  payload: WindowState(navigation: navigation))
+                                  payload: WindowState(navigation: navigation, editing: coordinator?.itemsScreen?.isEditing == true))
     }
 }
