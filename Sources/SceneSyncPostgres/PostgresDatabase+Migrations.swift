@@ -97,6 +97,27 @@ extension PostgresDatabase {
             """,
             "CREATE INDEX scenesync_open_request_expiry ON scenesync_open_request (scope, expires_at)",
         ]),
+        // Windows' actions whose intents committed, written in the commit's transaction, so that
+        // an action a window sends again (to any node) is not done twice. They go with their
+        // session, or with the part of the log that is trimmed.
+        Migration(version: 3, statements: [
+            """
+            CREATE TABLE scenesync_committed_action (
+                session_id text NOT NULL,
+                ref bigint NOT NULL,
+                app text NOT NULL,
+                sequence bigint NOT NULL,
+                PRIMARY KEY (session_id, ref)
+            )
+            """,
+            "CREATE INDEX scenesync_committed_action_sequence ON scenesync_committed_action (app, sequence)",
+        ]),
+        // Each node's report for the dashboard (see `SceneSyncCluster.publishReport`): JSON,
+        // replaced about once a second, and when the node published it.
+        Migration(version: 4, statements: [
+            "ALTER TABLE scenesync_node ADD COLUMN report jsonb",
+            "ALTER TABLE scenesync_node ADD COLUMN reported_at timestamptz",
+        ]),
     ]
 
     /// The key of the transaction-level advisory lock migrations run under: "SceneSyn" in ASCII.

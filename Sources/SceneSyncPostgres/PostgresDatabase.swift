@@ -167,7 +167,12 @@ public final class PostgresDatabase: Sendable {
                     Array(state.transientFollowers.values), Array(state.leaders.values), state.clientTask)
         }
         for task in tasks { task.cancel() }
-        for task in tasks { await task.value }
+        // A task waiting for a connection the pool does not make does not see its cancellation:
+        // stopping the pool ends that wait. The tasks get a few seconds to end on their own first.
+        _ = try? await withTimeout(.seconds(5), operation: "close", onTimeout: { clientTask?.cancel() }) {
+            for task in tasks { await task.value }
+            return true
+        }
         // Outside the lock: finishing runs each stream's termination handler, which takes it.
         for follower in followers { follower.continuation.finish() }
         for follower in transientFollowers { follower.continuation.finish() }
