@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 
 /// Who may use the server: requests must name one of its own authorities in `Host` (refusing DNS
-/// rebinding), come from a page it served (`Origin` is exactly `http://<Host>`, refusing
+/// rebinding; a proxy's `host:port` when it is among the allowed hosts), come from a page it served (`Origin` is exactly `http://<Host>`, refusing
 /// cross-site WebSocket hijacking), and, when the server has a token, carry it.
 struct AccessPolicy: Sendable {
     /// Why a request was refused.
@@ -66,20 +66,48 @@ struct AccessPolicy: Sendable {
 
     var isLoopback: Bool { Self.isLoopback(host) }
 
-    /// The `Host` values that name this server on `port`, lowercased.
+    /// The `Host` values that name this server on `port`, lowercased. An allowed host with a port
+    /// of its own (a proxy's, say) keeps it; every other name is paired with `port`.
     func authorities(port: Int) -> Set<String> {
-        var names = allowedHosts
-        if isLoopback { names += ["127.0.0.1", "localhost", "::1"] }
-        names.append(host)
+        var names: [(name: String, port: Int?)] = allowedHosts.compactMap { Self.split(allowedHost: $0) }
+        if isLoopback { names += ["127.0.0.1", "localhost", "::1"].map { ($0, nil) } }
+        names.append((host.lowercased().trimmingBrackets, nil))
         var result: Set<String> = []
-        for name in names {
-            let bare = name.lowercased().trimmingBrackets
-            let written = bare.contains(":") ? "[\(bare)]" : bare
+        for (name, own) in names {
+            let written = name.contains(":") ? "[\(name)]" : name
+            let port = own ?? port
             result.insert("\(written):\(port)")
             // Browsers leave out the default port.
             if port == 80 { result.insert(written) }
         }
         return result
+    }
+
+    /// An allowed host as its name (lowercased, IPv6 without brackets) and its port if it names
+    /// one: `example.local`, `example.local:8080`, `::1`, `[::1]`, `[::1]:8080`. `nil` if it is
+    /// malformed: no name, a port that is not 1 to 65535, spaces or characters no host has.
+    static func split(allowedHost: String) -> (name: String, port: Int?)? {
+        let text = allowedHost.lowercased()
+        var name = Substring(text)
+        var portText: Substring?
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else { return nil }
+            name = text[text.index(after: text.startIndex)..<close]
+            let rest = text[text.index(after: close)...]
+            if !rest.isEmpty {
+                guard rest.hasPrefix(":") else { return nil }
+                portText = rest.dropFirst()
+            }
+        } else if text.count(where: { $0 == ":" }) == 1, let colon = text.firstIndex(of: ":") {
+            name = text[..<colon]
+            portText = text[text.index(after: colon)...]
+        }
+        guard !name.isEmpty, name.utf8.count <= 253,
+              name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-._:".contains($0)) }) else { return nil }
+        guard let portText else { return (String(name), nil) }
+        guard !portText.isEmpty, portText.count <= 5, portText.allSatisfy(\.isASCII),
+              let port = Int(portText), (1...65_535).contains(port) else { return nil }
+        return (String(name), port)
     }
 
     /// Checks `Host`, and also `Origin` when `requireOrigin` is set (WebSocket upgrades and

@@ -20,7 +20,8 @@ extension SceneSyncServer {
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, context in
             guard let name = context.requestContext.parameters.get("app"), let runtime = self.runtime(named: name) else { return }
-            let client = ConnectionAdmission.key(context.requestContext.remoteAddress)
+            let client = ClientAddress(trustedProxies: self.configuration.trustedProxies)
+                .client(peer: context.requestContext.remoteAddress, headers: context.request.headers)
             try await self.serveWindow(runtime, client: client, channel: context.requestContext.channel, inbound: inbound, outbound: outbound)
         }
         return router

@@ -3,7 +3,7 @@ import NIOCore
 import Synchronization
 
 /// Counts the server's open connections, in total and per client address, and says whether a new
-/// one may stay.
+/// one may stay. A trusted proxy's connections count in the total only: it carries many clients'.
 final class ConnectionAdmission: Sendable {
     /// Why a connection was turned away.
     enum Refusal: String, Sendable {
@@ -12,6 +12,8 @@ final class ConnectionAdmission: Sendable {
     }
 
     let maximumPerAddress: Int
+    /// Whose connections are exempt from ``maximumPerAddress``.
+    let clients: ClientAddress
     private let counts: Mutex<Counts>
 
     private struct Counts {
@@ -20,8 +22,9 @@ final class ConnectionAdmission: Sendable {
         var perAddress: [String: Int] = [:]
     }
 
-    init(maximumTotal: Int, maximumPerAddress: Int) {
+    init(maximumTotal: Int, maximumPerAddress: Int, clients: ClientAddress = ClientAddress(trustedProxies: [])) {
         self.maximumPerAddress = maximumPerAddress
+        self.clients = clients
         counts = Mutex(Counts(maximumTotal: maximumTotal))
     }
 
@@ -42,18 +45,20 @@ final class ConnectionAdmission: Sendable {
 
     /// Counts the connection in if there is room, and out again when it closes.
     func admit(_ channel: any Channel) -> Refusal? {
-        let address = Self.key(channel.remoteAddress)
+        // A trusted proxy's address is not counted: its clients are, by the limits that know them.
+        let address: String? = clients.isTrustedProxy(channel.remoteAddress) ? nil : Self.key(channel.remoteAddress)
         let refusal: Refusal? = counts.withLock { counts in
             if counts.total >= counts.maximumTotal { return .serverFull }
-            if counts.perAddress[address, default: 0] >= maximumPerAddress { return .addressFull }
+            if let address, counts.perAddress[address, default: 0] >= maximumPerAddress { return .addressFull }
             counts.total += 1
-            counts.perAddress[address, default: 0] += 1
+            if let address { counts.perAddress[address, default: 0] += 1 }
             return nil
         }
         if refusal == nil {
             channel.closeFuture.whenComplete { [self] _ in
                 counts.withLock { counts in
                     counts.total -= 1
+                    guard let address else { return }
                     let left = counts.perAddress[address, default: 1] - 1
                     counts.perAddress[address] = left > 0 ? left : nil
                 }
@@ -70,7 +75,7 @@ final class ConnectionAdmission: Sendable {
 
     /// The address without its port: two connections from one machine share it.
     static func key(_ address: SocketAddress?) -> String {
-        address?.ipAddress ?? "unknown"
+        ClientAddress.key(address)
     }
 }
 
@@ -80,19 +85,23 @@ final class RefusalReporter: Sendable {
     private let logger: Logger
     private let interval: Duration
     private let state = Mutex(State())
+    /// Counts every refusal by kind, for the metrics.
+    private let counter: RefusalCounter?
 
     private struct State {
         var lastReport: ContinuousClock.Instant?
         var unreported: [String: Int] = [:]
     }
 
-    init(logger: Logger, interval: Duration = .seconds(10)) {
+    init(logger: Logger, interval: Duration = .seconds(10), counter: RefusalCounter? = nil) {
         self.logger = logger
         self.interval = interval
+        self.counter = counter
     }
 
     /// Notes one refusal of `kind`; logs it, with those not logged yet, if the interval passed.
     func refused(_ kind: String, metadata: Logger.Metadata = [:]) {
+        counter?.count(kind)
         let now = ContinuousClock.now
         let report: [String: Int]? = state.withLock { state in
             state.unreported[kind, default: 0] += 1

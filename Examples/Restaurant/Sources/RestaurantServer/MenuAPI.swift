@@ -1,6 +1,7 @@
 import Foundation
 public import Hummingbird
 public import Restaurant
+import SceneSyncServer
 
 /// The course's menu API, exactly, so that its iOS client works against SceneSync unchanged:
 ///
@@ -17,8 +18,8 @@ public import Restaurant
 /// `{"error": code, "reason": sentence}`, and store nothing.
 ///
 /// `POST /order` is bounded by the restaurant's ``OrderLimits``, per client address where the
-/// request context knows it (a `RemoteAddressRequestContext`; otherwise every client counts as
-/// one):
+/// request context knows it (a `ClientAddressRequestContext`, which sees through a trusted proxy,
+/// or a `RemoteAddressRequestContext`; otherwise every client counts as one):
 ///
 /// | limit | default | refusal |
 /// |---|---|---|
@@ -167,7 +168,8 @@ public struct MenuAPI: Sendable {
 
     /// The address a request came from, without its port, as the limits per client count it.
     static func client(of context: some RequestContext) -> String {
-        (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress ?? unknownClient
+        (context as? any ClientAddressRequestContext)?.clientAddress
+            ?? (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress ?? unknownClient
     }
 
     /// Whether a `Content-Type` is JSON, in any letter case, with or without parameters.
