@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "Restaurant", targets: ["Restaurant"]),
         .library(name: "RestaurantServer", targets: ["RestaurantServer"]),
         .library(name: "Chat", targets: ["Chat"]),
+        .library(name: "Dashboard", targets: ["Dashboard"]),
         .executable(name: "scenesync", targets: ["SceneSyncCommand"]),
         .executable(name: "scenesync-bench", targets: ["SceneSyncBenchmarks"]),
         .executable(name: "scenesync-fuzz", targets: ["SceneSyncFuzz"]),
@@ -45,13 +46,19 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // The core: model controllers, update events, scene lifecycle, restoration.
-        // Foundation and swift-log only, so it builds on Apple platforms too.
+        // Foundation, swift-log and swift-metrics' API (CoreMetrics) only, so it builds on Apple
+        // platforms too; whoever runs it picks the metrics backend.
         .target(
             name: "SceneSync",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
             swiftSettings: swiftSettings
         ),
         // Windows: screens, navigation, coordinators, the view tree and patches. Foundation and
@@ -115,6 +122,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             resources: [.copy("Public")],
             swiftSettings: swiftSettings
@@ -145,10 +154,13 @@ let package = Package(
                 "Restaurant",
                 "RestaurantServer",
                 "Chat",
+                "Dashboard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -166,6 +178,8 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -202,6 +216,14 @@ let package = Package(
             name: "Chat",
             dependencies: ["SceneSync", "SceneSyncUI", .product(name: "Logging", package: "swift-log")],
             path: "Examples/Chat/Sources/Chat",
+            swiftSettings: swiftSettings
+        ),
+        // Example app: a live, read-only dashboard of the cluster — every node, its windows, each
+        // app's events per second — from the reports the nodes publish.
+        .target(
+            name: "Dashboard",
+            dependencies: ["SceneSync", "SceneSyncUI", "SceneSyncServer", .product(name: "Logging", package: "swift-log")],
+            path: "Examples/Dashboard/Sources/Dashboard",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -242,6 +264,8 @@ let package = Package(
                 "SceneSync", "SceneSyncUI", "SceneSyncSQLite", "SceneSyncTesting", "SceneSyncTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -300,6 +324,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Examples/Chat/Tests/ChatTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "DashboardTests",
+            dependencies: [
+                "Dashboard", "SceneSync", "SceneSyncUI", "SceneSyncSQLite", "SceneSyncTesting", "SceneSyncTestSupport",
+                "SceneSyncServer", "SceneSyncServerTesting",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Examples/Dashboard/Tests/DashboardTests",
             swiftSettings: swiftSettings
         ),
     ]

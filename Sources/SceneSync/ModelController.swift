@@ -83,6 +83,8 @@ public actor ModelController<State: ModelState> {
     private var commitWaiters: [(sequence: UInt64, resume: @Sendable () -> Void)] = []
     /// Waiting for the working task to finish, while closing.
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Where commits and followed events are counted and timed (see ``ModelControllerMetrics``).
+    private let metrics: ControllerMetrics
 
     /// Opens the app's model from storage, and follows the commits of other writers of its log
     /// (other nodes on the same database) if the storage can hear them.
@@ -102,6 +104,7 @@ public actor ModelController<State: ModelState> {
         self.knownHead = stored.lastSequence
         self.firstRetained = stored.firstRetainedSequence
         self.broadcaster = Broadcaster(mark: stored.lastSequence)
+        self.metrics = ControllerMetrics(app: app)
         if let heads = storage.logHeads(app: app) {
             followTask = Task { [weak self] in
                 for await head in heads {
@@ -212,6 +215,9 @@ public actor ModelController<State: ModelState> {
     /// run more than once, and its last answer counts. Two nodes removing the same item give one
     /// success and one refusal, with the error `decide` throws the second time.
     ///
+    /// Performed while a window's action runs (``SceneActionID/current`` is set), the intent is
+    /// committed with that action, so that the action sent again is not carried out twice.
+    ///
     /// - Throws: the error `decide` throws; ``ModelControllerError/commitFailed(reason:)`` if the
     ///   transaction failed, or ``ModelControllerError/unencodable(reason:)`` if an event or record
     ///   of its batch could not be encoded (either way nothing is kept of the intent, nor of any
@@ -221,7 +227,7 @@ public actor ModelController<State: ModelState> {
         origin: SceneSession.ID?,
         _ decide: @escaping @Sendable (State) throws -> [State.Event]
     ) async throws -> [EventEnvelope<State.Event>] {
-        guard let intent = try await accept(origin: origin, decide) else { return [] }
+        guard let intent = try await accept(origin: origin, action: SceneActionID.current, decide) else { return [] }
         // Encoding is most of an intent's CPU time. Done here, on the sender's task, it runs on any
         // core while the actor goes on checking other intents, instead of queueing on the actor.
         intent.encodeUnlessClaimed(with: encoder)
@@ -274,7 +280,7 @@ public actor ModelController<State: ModelState> {
     /// Checks an intent and queues it for the next commit; `nil` if it caused no events, once
     /// everything it may have read is committed.
     private func accept(
-        origin: SceneSession.ID?,
+        origin: SceneSession.ID?, action: SceneActionID?,
         _ decide: @escaping @Sendable (State) throws -> [State.Event]
     ) async throws -> AcceptedIntent<State>? {
         guard !isClosed else { throw ModelControllerError.closed }
@@ -283,7 +289,7 @@ public actor ModelController<State: ModelState> {
             await waitForCommit(of: lastAssigned)
             return nil
         }
-        let intent = number(AcceptedIntent.Sender(origin: origin, decide: decide), events: events)
+        let intent = number(AcceptedIntent.Sender(origin: origin, action: action, decide: decide), events: events)
         queue.append(intent)
         startWorking()
         return intent
@@ -332,8 +338,10 @@ public actor ModelController<State: ModelState> {
             let batchLast = batch[batch.count - 1].lastSequence
             let trimThrough = batchLast >= firstRetained + options.logRetention + options.logRetention / 8
                 ? batchLast - options.logRetention : nil
+            let commitStart = ContinuousClock.now
             do {
                 try await Self.commit(batch, app: app, trimThrough: trimThrough, storage: storage, encoder: encoder)
+                metrics.committed(intents: batch.count, since: commitStart)
             } catch {
                 switch error {
                 case let .conflict(head) where head > lastSequence:
@@ -359,6 +367,7 @@ public actor ModelController<State: ModelState> {
             knownHead = max(knownHead, batchLast)
             if let trimThrough { firstRetained = max(firstRetained, trimThrough + 1) }
             broadcaster.publish(envelopes)
+            if let last = envelopes.last { metrics.published(last) }
             for intent in batch { intent.sender.outcome.give(.success(intent.envelopes)) }
             resumeCommitWaiters()
         }
@@ -385,6 +394,7 @@ public actor ModelController<State: ModelState> {
                 for envelope in page.envelopes { _ = state.apply(envelope.event) }
                 lastSequence = page.envelopes[page.envelopes.count - 1].sequence
                 broadcaster.publish(page.envelopes)
+                metrics.followed(page.envelopes)
             }
         } catch {
             logger.error("Could not follow the log; intents queued meanwhile are refused", metadata: [
@@ -472,8 +482,15 @@ public actor ModelController<State: ModelState> {
                 throw .failed(error)
             }
         }
+        var actions: [CommittedAction] = []
+        var recorded: Set<SceneActionID> = []
+        for intent in batch {
+            guard let action = intent.sender.action, recorded.insert(action).inserted else { continue }
+            actions.append(CommittedAction(action: action, sequence: intent.envelopes[0].sequence))
+        }
         do {
-            try await storage.commit(CommitBatch(app: app, events: events, changes: changes, trimThrough: trimThrough))
+            try await storage.commit(CommitBatch(
+                app: app, events: events, changes: changes, trimThrough: trimThrough, actions: actions))
         } catch let StorageError.sequenceConflict(_, expected, _) {
             throw .conflict(head: expected - 1)
         } catch {

@@ -1,8 +1,9 @@
 public import Foundation
 
 /// What the nodes (`scenesync` processes) sharing one storage tell each other, beyond the log:
-/// transient events, which node runs an app's services, which windows are connected where, and
-/// "Open in New Window" requests that another node may have to answer.
+/// transient events, which node runs an app's services, which windows are connected where,
+/// "Open in New Window" requests that another node may have to answer, and each node's report
+/// for the dashboard.
 ///
 /// A storage shared by several nodes gives one through ``SceneSyncStorage/cluster``; a storage
 /// that belongs to one process (SQLite) gives `nil`, and SceneSync then does all of this in the
@@ -53,4 +54,30 @@ public protocol SceneSyncCluster: Sendable {
 
     /// The activity kept under `token`, once, if it has not expired: the token is spent either way.
     func takeOpenRequest(token: String) async throws -> SceneActivity?
+
+    /// Publishes this node's report (what its windows and apps are doing, as JSON), replacing the
+    /// one it published before, for every node to read with ``reports()``. A node publishes about
+    /// once a second; nothing else reads or changes a report.
+    func publishReport(_ report: Data) async throws
+
+    /// The last report of every node alive now (one that published within the time after which a
+    /// node is taken for dead), this node's too, ordered by node name.
+    func reports() async throws -> [NodeReportRecord]
+}
+
+/// One node's last published report, as ``SceneSyncCluster/reports()`` reads it.
+public struct NodeReportRecord: Sendable, Equatable {
+    /// The node's name.
+    public let node: String
+    /// The report as the node published it (JSON).
+    public let report: Data
+    /// When the node published it, by the storage's clock (the same for every node).
+    public let publishedAt: Date
+
+    /// Creates a record.
+    public init(node: String, report: Data, publishedAt: Date) {
+        self.node = node
+        self.report = report
+        self.publishedAt = publishedAt
+    }
 }

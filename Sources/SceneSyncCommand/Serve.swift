@@ -1,7 +1,10 @@
 import ArgumentParser
+import CoreMetrics
 import Foundation
 import Logging
+import Prometheus
 import Chat
+import Dashboard
 import LootLogger
 import Restaurant
 import RestaurantServer
@@ -41,8 +44,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "full: commits survive power loss; normal: they survive a crash of the process.")
     var durability = DurabilityOption.full
 
-    @Option(name: .customLong("allowed-host"), help: "Another host name browsers reach the server by (repeatable).")
+    @Option(name: .customLong("allowed-host"), help: ArgumentHelp(
+        "Another host browsers reach the server by (repeatable): a name, taken with --port, or host:port as is (a proxy's; IPv6 in brackets).",
+        valueName: "host[:port]"))
     var allowedHosts: [String] = []
+
+    @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp(
+        "The IP address of a proxy in front of the server (repeatable): its connections skip the limit per address, and its clients are told apart by the last X-Forwarded-For address.",
+        valueName: "address"))
+    var trustedProxies: [String] = []
 
     @Option(name: .customLong("log-level"), help: "The least severe log lines to print.")
     var logLevel = LogLevelOption.info
@@ -85,6 +95,11 @@ struct Serve: AsyncParsableCommand {
         "Seconds a window's WebSocket has to say hello before it is closed.", valueName: "seconds"))
     var helloTimeout: Double = 5
 
+    @Option(name: .customLong("ping-interval"), help: ArgumentHelp(
+        "Seconds between the pings sent to each window's WebSocket; one that does not answer by the next is closed.",
+        valueName: "seconds"))
+    var pingInterval: Double = 30
+
     @Option(name: .customLong("request-body-timeout"), help: ArgumentHelp(
         "Seconds a request's body may take to arrive, from its head.", valueName: "seconds"))
     var requestBodyTimeout: Double = 30
@@ -94,11 +109,17 @@ struct Serve: AsyncParsableCommand {
         guard maximumConnections > 0, maximumConnectionsPerAddress > 0 else {
             throw ValidationError("--max-connections and --max-connections-per-address must be at least 1.")
         }
+        for allowed in allowedHosts where !SceneSyncServer.isValid(allowedHost: allowed) {
+            throw ValidationError("--allowed-host \(allowed.debugDescription) is not a host name or address, with or without a port from 1 to 65535.")
+        }
+        for proxy in trustedProxies where ClientAddress.canonical(proxy) == nil {
+            throw ValidationError("--trusted-proxy \(proxy.debugDescription) is not an IP address.")
+        }
         if let token {
             do { try SceneSyncServer.validate(token: token) } catch { throw ValidationError("--token: \(error)") }
         }
         for (name, seconds) in [("--request-head-timeout", requestHeadTimeout), ("--request-body-timeout", requestBodyTimeout),
-                                ("--hello-timeout", helloTimeout)] {
+                                ("--hello-timeout", helloTimeout), ("--ping-interval", pingInterval)] {
             guard seconds.isFinite, seconds > 0, seconds <= 3_600 else {
                 throw ValidationError("\(name) must be a number of seconds above 0 and at most 3600.")
             }
@@ -114,8 +135,8 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
-    /// The apps this command hosts.
-    func apps() throws -> [HostedApp] {
+    /// The apps this command hosts; the dashboard shows `reports`.
+    func apps(reports: NodeReports = NodeReports()) throws -> [HostedApp] {
         let menu: Menu
         do {
             menu = try menuFile.map { try Menu(contentsOf: URL(fileURLWithPath: $0)) } ?? Menu.standard()
@@ -144,6 +165,7 @@ struct Serve: AsyncParsableCommand {
                           }
                           return HostedApp.Parts(widget: .following(chat.controller) { $0.widgetSummary })
                       }),
+            DashboardApp.hosted(reports: reports),
         ]
     }
 
@@ -153,7 +175,8 @@ struct Serve: AsyncParsableCommand {
         if let raised = OpenFileLimit.raiseToHardLimit() {
             logger.info("Raised the open-file limit", metadata: ["from": "\(raised.from)", "to": "\(raised.to)"])
         }
-        let apps = try apps()
+        let reports = NodeReports()
+        let apps = try apps(reports: reports)
         let postgres = try postgresDatabase(logger: logger)
         if let postgres {
             do {
@@ -163,7 +186,7 @@ struct Serve: AsyncParsableCommand {
             }
         }
         do {
-            try await serve(apps: apps, postgres: postgres, logger: logger)
+            try await serve(apps: apps, reports: reports, postgres: postgres, logger: logger)
         } catch {
             await postgres?.close()
             throw error
@@ -189,21 +212,22 @@ struct Serve: AsyncParsableCommand {
         node ?? "\(ProcessInfo.processInfo.hostName):\(port)"
     }
 
-    private func serve(apps: [HostedApp], postgres: PostgresDatabase?, logger: Logger) async throws {
+    private func serve(apps: [HostedApp], reports: NodeReports, postgres: PostgresDatabase?, logger: Logger) async throws {
         let folder = URL(fileURLWithPath: dataDirectory, isDirectory: true)
         let durability = durability.storage
         let nodeName = nodeName
         let server = try SceneSyncServer(
-            configuration: .init(
-                host: host, port: port, token: token, allowedHosts: allowedHosts,
+            configuration: Self.withMetrics(node: nodeName, .init(
+                host: host, port: port, token: token, allowedHosts: allowedHosts, trustedProxies: trustedProxies,
                 connectionLimits: .init(
                     maximumConnections: maximumConnections, maximumConnectionsPerAddress: maximumConnectionsPerAddress,
                     helloTimeout: .milliseconds(Int64((helloTimeout * 1000).rounded())),
                     requestHeadTimeout: .milliseconds(Int64((requestHeadTimeout * 1000).rounded())),
                     requestBodyTimeout: .milliseconds(Int64((requestBodyTimeout * 1000).rounded())),
+                    pingInterval: .milliseconds(Int64((pingInterval * 1000).rounded())),
                     reservedFileDescriptors: reservedDescriptors),
-                logger: logger),
-            apps: apps
+                logger: logger)),
+            apps: apps, reports: reports
         ) { app, logger in
             if let postgres {
                 // Every app on one database, its sessions and drafts apart by its name.
@@ -270,4 +294,19 @@ enum LogLevelOption: String, CaseIterable, ExpressibleByArgument {
 
 extension CharacterSet {
     fileprivate static let urlQueryValueAllowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+}
+
+// MARK: - Metrics
+
+extension Serve {
+    /// `configuration` with metrics: swift-metrics bootstrapped, once for the process, with a
+    /// Prometheus factory over one registry, which the server serves at `/metrics`; every metric
+    /// is labelled with this node's name (`--node`).
+    static func withMetrics(node: String, _ configuration: SceneSyncServer.Configuration) -> SceneSyncServer.Configuration {
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(SceneSyncServer.MetricsOptions.prometheusFactory(registry: registry))
+        var configuration = configuration
+        configuration.metrics = SceneSyncServer.MetricsOptions(registry: registry, node: node)
+        return configuration
+    }
 }

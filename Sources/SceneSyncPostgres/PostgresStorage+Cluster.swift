@@ -125,4 +125,35 @@ extension PostgresStorage: SceneSyncCluster {
         }
         return try taken.map { try JSONDecoder().decode(SceneActivity.self, from: $0) }
     }
+
+    /// Keeps `report` in the node's row of `scenesync_node` (as `jsonb`), which also says the node
+    /// lives: one statement.
+    public func publishReport(_ report: Data) async throws {
+        var binds = PostgresBindings()
+        binds.append(node)
+        binds.append(String(decoding: report, as: UTF8.self))
+        try await execute("publish this node's report", PostgresQuery(unsafeSQL: """
+            INSERT INTO scenesync_node (node, seen_at, report, reported_at) VALUES ($1, now(), $2::jsonb, now())
+            ON CONFLICT (node) DO UPDATE SET seen_at = excluded.seen_at, report = excluded.report, reported_at = excluded.reported_at
+            """, binds: binds))
+    }
+
+    /// The reports published within ``PostgresDatabase/Options/nodeTimeout``, by the database's
+    /// clock: a node that stopped publishing drops out as a dead node does.
+    public func reports() async throws -> [NodeReportRecord] {
+        var binds = PostgresBindings()
+        binds.append(Double(database.options.nodeTimeout.timeInterval * 1_000))
+        return try await database.perform("read the nodes' reports") { client in
+            let rows = try await client.query(PostgresQuery(unsafeSQL: """
+                SELECT node, report::text, extract(epoch FROM reported_at)::float8 FROM scenesync_node
+                WHERE report IS NOT NULL AND reported_at > now() - $1 * interval '1 millisecond'
+                ORDER BY node
+                """, binds: binds), logger: logger)
+            var records: [NodeReportRecord] = []
+            for try await (node, report, published) in rows.decode((String, String, Double).self) {
+                records.append(NodeReportRecord(node: node, report: Data(report.utf8), publishedAt: Date(timeIntervalSince1970: published)))
+            }
+            return records
+        }
+    }
 }

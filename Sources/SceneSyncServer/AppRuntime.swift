@@ -12,6 +12,8 @@ final class AppRuntime {
     let application: Application
     let settings: WindowConnection.Settings
     let logger: Logger
+    /// What the app's model controllers committed and read, for the node's report.
+    let logCounters: LogCounters
     /// Encodes what the app's windows are sent, once for a patch they share.
     var encoder = SharedPatchEncoder()
     private var connections: [ObjectIdentifier: WindowConnection] = [:]
@@ -27,8 +29,12 @@ final class AppRuntime {
     /// The connections open when the shutdown began, which must also flush.
     private var drainingConnections: [WindowConnection] = []
 
-    private init(app: HostedApp, application: Application, settings: WindowConnection.Settings, openRequestLifetime: Duration, logger: Logger) {
+    private init(
+        app: HostedApp, application: Application, settings: WindowConnection.Settings, openRequestLifetime: Duration,
+        logCounters: LogCounters, logger: Logger
+    ) {
         self.app = app
+        self.logCounters = logCounters
         self.application = application
         self.settings = settings
         self.openRequests = OpenRequests(lifetime: openRequestLifetime)
@@ -40,23 +46,26 @@ final class AppRuntime {
     /// runs, and sessions closed while the server was down are discarded.
     static func launch(
         _ app: HostedApp, configuration: SceneSyncServer.Configuration, policy: AccessPolicy, storage makeStorage: SceneSyncServer.StorageFactory,
-        outboundBudget: OutboundBudget, refusals: RefusalReporter
+        outboundBudget: OutboundBudget, refusals: RefusalReporter, metrics: ServerMetrics
     ) async throws -> AppRuntime {
         var logger = configuration.logger
         logger[metadataKey: "app"] = "\(app.name)"
-        let storage = try await makeStorage(app, logger)
+        let logCounters = LogCounters()
+        let storage = LogCountingStorage(try await makeStorage(app, logger), counters: logCounters)
         let application = Application(delegate: app.makeDelegate(logger), storage: storage,
                                       options: .init(
                                           maximumSessions: configuration.maximumSessions,
                                           maximumSessionsPerClient: configuration.maximumSessionsPerAddress), logger: logger)
-        try await application.launch()
+        // The model controllers the app creates as it launches record with the server's metrics.
+        try await ModelControllerMetrics.$current.withValue(metrics.controllers) { try await application.launch() }
         let settings = WindowConnection.Settings(
             policy: policy, rateLimit: configuration.rateLimit, maximumProtocolViolations: configuration.maximumProtocolViolations,
             shutdownRetryAfter: configuration.shutdownRetryAfter,
             closingGracePeriod: configuration.closingGracePeriod, clock: configuration.clock,
-            helloTimeout: configuration.connectionLimits.helloTimeout, outboundBudget: outboundBudget, refusals: refusals)
+            helloTimeout: configuration.connectionLimits.helloTimeout, outboundBudget: outboundBudget, refusals: refusals,
+            metrics: metrics.app(app.name))
         return AppRuntime(app: app, application: application, settings: settings,
-                          openRequestLifetime: configuration.openRequestLifetime, logger: logger)
+                          openRequestLifetime: configuration.openRequestLifetime, logCounters: logCounters, logger: logger)
     }
 
     /// The app's own routes, assets and services.
@@ -71,6 +80,7 @@ final class AppRuntime {
         guard !isShuttingDown else { return nil }
         let connection = WindowConnection(runtime: self, client: client, socket: socket)
         connections[ObjectIdentifier(connection)] = connection
+        settings.metrics.windowConnected()
         return connection
     }
 
@@ -78,7 +88,7 @@ final class AppRuntime {
     /// has its session discarded after the grace period, or, while the server shuts down, at the
     /// next launch.
     func connectionDidClose(_ connection: WindowConnection) {
-        connections[ObjectIdentifier(connection)] = nil
+        if connections.removeValue(forKey: ObjectIdentifier(connection)) != nil { settings.metrics.windowDisconnected() }
         resumeDrainWaitersIfDrained()
         guard let session = connection.session, connection.saidClosing else { return }
         if isShuttingDown {

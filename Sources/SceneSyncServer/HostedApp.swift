@@ -99,7 +99,7 @@ public struct HostedApp: Sendable {
         }
     }
 
-    static let reservedNames: Set<String> = ["ws", "js", "css"]
+    static let reservedNames: Set<String> = ["ws", "js", "css", "metrics"]
 
     /// Whether `name` can be an app's name: a URL segment of a-z, 0-9 and `-`, not one the server
     /// uses itself.

@@ -12,9 +12,18 @@ extension SceneSyncServer {
         /// The access token every window must send in `hello`, and a native client as
         /// `Authorization: Bearer …`, or `nil` for none.
         public var token: String?
-        /// More host names the server answers to (with its port), such as the machine's name on the
-        /// network when it listens on `0.0.0.0`. Requests naming any other host are refused.
+        /// More hosts the server answers to, such as the machine's name on the network when it
+        /// listens on `0.0.0.0`. A bare name (`example.local`, `[::1]`) is taken with the server's
+        /// own port; `host:port` (`127.0.0.1:8080`, `[::1]:8080`) as it is, for a server reached
+        /// through a proxy on another port. Requests naming any other host are refused.
         public var allowedHosts: [String]
+        /// The IP addresses of proxies the server trusts, such as nginx in front of several nodes.
+        /// A connection from one of them is exempt from the connection limit per address (it still
+        /// counts in the total), and its client, for every limit per address, is the last address
+        /// of its `X-Forwarded-For` (or the proxy itself without a valid one). Other peers'
+        /// `X-Forwarded-For` is ignored. Entries that are not IP addresses are left out; none by
+        /// default.
+        public var trustedProxies: [String]
         /// How long a window that said `closing` has to come back (a reload) before its session is
         /// discarded.
         public var closingGracePeriod: Duration
@@ -61,6 +70,9 @@ extension SceneSyncServer {
         public var connectionLimits: ConnectionLimits
         /// The server's logger.
         public var logger: Logger
+        /// What the server records its metrics with, and whether it serves them at `/metrics`
+        /// (see ``SceneSyncServer/MetricsOptions``); by default through `MetricsSystem.factory`, not served.
+        public var metrics = MetricsOptions()
         /// The clock timed waits such as ``closingGracePeriod`` run on; tests give a manual one.
         public var clock: any Clock<Duration>
 
@@ -70,6 +82,7 @@ extension SceneSyncServer {
             port: Int = 8080,
             token: String? = nil,
             allowedHosts: [String] = [],
+            trustedProxies: [String] = [],
             closingGracePeriod: Duration = .seconds(5),
             shutdownRetryAfter: Int = 500,
             openRequestLifetime: Duration = .seconds(120),
@@ -92,6 +105,7 @@ extension SceneSyncServer {
             self.port = port
             self.token = token
             self.allowedHosts = allowedHosts
+            self.trustedProxies = trustedProxies
             self.closingGracePeriod = closingGracePeriod
             self.shutdownRetryAfter = shutdownRetryAfter
             self.openRequestLifetime = openRequestLifetime
@@ -110,6 +124,12 @@ extension SceneSyncServer {
             self.logger = logger
             self.clock = clock
         }
+    }
+
+    /// Whether `allowedHost` is a host ``Configuration/allowedHosts`` can hold: a name or IP address
+    /// (IPv6 in brackets when a port follows), optionally with a port from 1 to 65535.
+    public static func isValid(allowedHost: String) -> Bool {
+        AccessPolicy.split(allowedHost: allowedHost) != nil
     }
 
     /// A token bucket per connection: `burst` messages at once, refilled at `perSecond`.

@@ -9,7 +9,10 @@ extension SceneSyncServer {
     /// routes and assets.
     func makeRouter(appParts: [(app: HostedApp, parts: HostedApp.Parts)], widgets: [String: WidgetHub] = [:]) -> Router<AppRequestContext> {
         let router = Router(context: AppRequestContext.self)
+        router.add(middleware: ClientAddressMiddleware(resolver: ClientAddress(trustedProxies: configuration.trustedProxies)))
         router.add(middleware: RequestGuard(server: self))
+        // Metrics: `GET /metrics`, for this machine or with the token (see Metrics/).
+        if let registry = configuration.metrics.registry { addMetricsRoute(to: router, registry: registry, widgets: widgets) }
         for (app, parts) in appParts {
             if let assets = parts.assets {
                 // An app's assets are its data: behind the token, like its routes.
@@ -80,7 +83,7 @@ extension SceneSyncServer {
             let hub = try hub(context)
             let updates: AsyncStream<WidgetHub.Published>
             do throws(WidgetHub.Refusal) {
-                updates = try await hub.follow(from: ConnectionAdmission.key(context.remoteAddress))
+                updates = try await hub.follow(from: context.clientAddress)
             } catch {
                 let isFull = error == .full
                 reporter.refused(isFull ? "widgetFollowersOverServerLimit" : "widgetFollowersOverAddressLimit")

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
@@ -37,15 +38,19 @@ public final class SceneSyncServer: Service, Sendable {
     public let configuration: Configuration
     /// The apps it hosts, in home-page order.
     public let apps: [HostedApp]
+    /// This node's report, made about once a second while the server runs, and the other nodes'.
+    public let reports: NodeReports
     let policy: AccessPolicy
     let staticFiles: StaticFiles
     private let makeStorage: StorageFactory
     private let state = Mutex(RunState())
-    private let connections = OpenConnections()
+    let connections = OpenConnections()
     /// Logs refused connections, requests and windows, once per flood.
     let refusals: RefusalReporter
     /// The bytes waiting to be written to windows, bounded per window and in total.
     let outboundBudget: OutboundBudget
+    /// What the server records its metrics with (see ``MetricsOptions``).
+    let metrics: ServerMetrics
 
     private struct RunState {
         var port: Int?
@@ -57,11 +62,14 @@ public final class SceneSyncServer: Service, Sendable {
 
     /// Creates a server; nothing listens until ``run()``.
     ///
-    /// - Parameter storage: Makes each app's storage, once, when the server starts.
+    /// - Parameters:
+    ///   - reports: Where the server keeps this node's reports, for an app (a dashboard) to read.
+    ///   - storage: Makes each app's storage, once, when the server starts.
     /// - Throws: ``SceneSyncServerError`` if the server would listen beyond loopback without an
     ///   access token, the token is blank or not printable ASCII, the port is invalid, or two apps
     ///   share a name.
-    public init(configuration: Configuration, apps: [HostedApp], storage: @escaping StorageFactory) throws {
+    public init(configuration: Configuration, apps: [HostedApp], reports: NodeReports = NodeReports(),
+                storage: @escaping StorageFactory) throws {
         guard (0...65535).contains(configuration.port) else { throw SceneSyncServerError.invalidPort(configuration.port) }
         if let token = configuration.token { try Self.validate(token: token) }
         let policy = AccessPolicy(host: configuration.host, allowedHosts: configuration.allowedHosts, token: configuration.token)
@@ -72,10 +80,12 @@ public final class SceneSyncServer: Service, Sendable {
         for app in apps where !names.insert(app.name).inserted { throw SceneSyncServerError.duplicateApp(app.name) }
         self.configuration = configuration
         self.apps = apps
+        self.reports = reports
         self.policy = policy
         self.staticFiles = StaticFiles()
         self.makeStorage = storage
-        self.refusals = RefusalReporter(logger: configuration.logger)
+        self.metrics = ServerMetrics(configuration.metrics)
+        self.refusals = RefusalReporter(logger: configuration.logger, counter: metrics.refusals)
         self.outboundBudget = OutboundBudget(perWindow: configuration.outboundBufferBytes, total: configuration.outboundBufferTotalBytes)
     }
 
@@ -120,7 +130,7 @@ public final class SceneSyncServer: Service, Sendable {
             for app in apps {
                 let runtime = try await AppRuntime.launch(
                     app, configuration: configuration, policy: policy, storage: makeStorage,
-                    outboundBudget: outboundBudget, refusals: refusals)
+                    outboundBudget: outboundBudget, refusals: refusals, metrics: metrics)
                 runtimes[app.name] = runtime
                 // Known at once, so that a later app's failure still shuts this one down.
                 state.withLock { $0.runtimes = runtimes }
@@ -142,7 +152,7 @@ public final class SceneSyncServer: Service, Sendable {
                         maxHeaderFieldSize: limits.maximumHeadBytes, maxHeaderListSize: limits.maximumHeadBytes,
                         maxHeaderFieldCount: limits.maximumHeaderCount)),
                 // Text that is not UTF-8 closes the socket with 1007, as RFC 6455 asks.
-                ws: .init(maxFrameSize: configuration.maximumFrameSize, autoPing: .enabled(timePeriod: .seconds(30)),
+                ws: .init(maxFrameSize: configuration.maximumFrameSize, autoPing: .enabled(timePeriod: limits.pingInterval),
                           closeTimeout: .seconds(3), validateUTF8: true))
             let http = Application(
                 router: makeRouter(appParts: parts, widgets: widgets),
@@ -172,7 +182,9 @@ public final class SceneSyncServer: Service, Sendable {
             let services = [
                 ServiceGroupConfiguration.ServiceConfiguration(service: DrainingHTTPServer(
                     base: http, drainTimeout: configuration.connectionDrainTimeout, connections: connections, logger: logger)),
-            ] + appServices + [.init(service: WindowsService(server: self))]
+            ] + appServices + [.init(service: makeReporter(runtimes: apps.compactMap { runtimes[$0.name] }),
+                                     successTerminationBehavior: .ignore, failureTerminationBehavior: .gracefullyShutdownGroup),
+                               .init(service: WindowsService(server: self))]
             var groupConfiguration = ServiceGroupConfiguration(services: services, logger: logger)
             // An app's service that does not stop must not keep the server up for ever.
             groupConfiguration.maximumGracefulShutdownDuration = configuration.connectionDrainTimeout * 4
@@ -196,6 +208,19 @@ public final class SceneSyncServer: Service, Sendable {
             return services
         }
         return [LeadingServices(role: "services:\(app.name)", services: services, cluster: cluster, logger: runtime.logger)]
+    }
+
+    /// Makes this node's report every second (``NodeReport``), for this node's dashboard and,
+    /// through the first app's cluster if there is one, the other nodes'.
+    private func makeReporter(runtimes: [AppRuntime]) -> NodeReporter {
+        let cluster = runtimes.first?.application.storage.cluster
+        reports.attach(cluster: cluster, isProtected: policy.isLoopback || policy.token != nil, logger: configuration.logger)
+        let host = ProcessInfo.processInfo.hostName
+        // Without a cluster the node is named as `scenesync` names it by default; the port is known once bound.
+        return NodeReporter(node: { cluster?.node ?? "\(host):\(self.boundPort)" }, ready: { _ = try? await self.waitUntilRunning() },
+                            startedAt: Date(),
+                            runtimes: runtimes, reports: reports, cluster: cluster, interval: .seconds(1),
+                            logger: configuration.logger)
     }
 
     /// How many may follow each app's widget.
@@ -229,7 +254,7 @@ public final class SceneSyncServer: Service, Sendable {
                 "maximumConnections": "\(total)", "maximumConnectionsPerAddress": "\(perAddress)",
             ])
         }
-        return ConnectionAdmission(maximumTotal: total, maximumPerAddress: perAddress)
+        return ConnectionAdmission(maximumTotal: total, maximumPerAddress: perAddress, clients: ClientAddress(trustedProxies: configuration.trustedProxies))
     }
 
     /// Tells every window to come back later and disconnects every scene; once.

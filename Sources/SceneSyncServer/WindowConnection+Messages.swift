@@ -15,6 +15,7 @@ extension WindowConnection {
         static let connectFailed = "connectFailed"
         static let tooManySessions = "tooManySessions"
         static let openFailed = "openFailed"
+        static let notChecked = "notChecked"
     }
 
     /// Handles one message from the window, in the order they arrive.
@@ -47,8 +48,8 @@ extension WindowConnection {
             refuse(code: ErrorCode.helloRequired, message: "The first message must be hello.")
         case (_, .hello):
             refuse(code: ErrorCode.repeatedHello, message: "This window has already said hello.")
-        case let (_, .action(action)):
-            await perform(action)
+        case let (_, .action(action, resend)):
+            await perform(action, resent: resend)
         case let (_, .visibility(visible, focused)):
             await moveScene(visible: visible, focused: focused)
         case (_, .closing):
@@ -118,6 +119,8 @@ extension WindowConnection {
         self.scene = scene
         let id = scene.session.id
         session = id
+        if let requested, requested == id { runtime.settings.metrics.windowReconnected() }
+        actionSession = requested ?? id
         logger[metadataKey: "scene.id"] = "\(id)"
         // A duplicated tab gets a session of its own; the window stores the one it is told.
         send(.welcome(session: id.rawValue, app: runtime.app.name, title: scene.title ?? runtime.app.title, time: Date()))
@@ -129,14 +132,21 @@ extension WindowConnection {
         await moveScene(visible: hello.visible, focused: hello.focused)
     }
 
-    private func perform(_ action: UserAction) async {
-        guard let window = scene?.window else {
+    /// Carries out the window's action at most once (see ``Application/carryOut(_:in:resent:_:)``)
+    /// and answers it: `ack` when it was done, now or before, `error` when it was refused.
+    private func perform(_ action: UserAction, resent: Bool) async {
+        guard let scene, let window = scene.window else {
             send(.error(ref: action.ref, code: ErrorCode.noWindow, message: "This scene has no window to act on."))
             return
         }
+        // A window sends actions once welcomed, under the session it was welcomed with: one sent
+        // again was first sent under the session this connection's `hello` asked for.
+        let id = SceneActionID(session: resent ? actionSession ?? scene.session.id : scene.session.id, ref: action.ref)
         do {
-            try await window.handle(action)
+            _ = try await runtime.application.carryOut(id, in: scene, resent: resent) { try await window.handle(action) }
             send(.ack(ref: action.ref))
+        } catch let error as ApplicationError {
+            send(.error(ref: action.ref, code: ErrorCode.notChecked, message: error.description))
         } catch {
             send(.error(ref: action.ref, code: ErrorCode.refused, message: String(describing: error)))
         }

@@ -26,6 +26,8 @@ final class WindowConnection: WindowOutlet {
         let helloTimeout: Duration
         let outboundBudget: OutboundBudget
         let refusals: RefusalReporter
+        /// The app's windows' metrics: connected, reconnected, fan-out.
+        let metrics: AppMetrics
     }
 
     /// The window's end of its WebSocket: the queue its writer drains, and a way to drop it.
@@ -93,6 +95,9 @@ final class WindowConnection: WindowOutlet {
     var scene: Scene?
     /// The session of the window's scene, kept after the scene disconnects.
     var session: SceneSession.ID?
+    /// The session the window sent the actions it sends again under: the one it asked for in
+    /// `hello`, even when it got another (that session's window was still connected here).
+    var actionSession: SceneSession.ID?
     /// Whether the window said it was closing for good (`pagehide`, not a reload).
     var saidClosing = false
     var bucket: TokenBucket
@@ -129,6 +134,8 @@ final class WindowConnection: WindowOutlet {
 
     func send(_ update: WindowUpdate) {
         send(ServerMessage(update))
+        // Metrics: the first window queued a patch with a new commit ends its fan-out time.
+        if case let .patch(_, seq) = update { runtime.settings.metrics.fanout.queued(seq) }
     }
 
     func send(_ message: ServerMessage) {
