@@ -18,6 +18,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import cluster  # noqa: E402
 import crash  # noqa: E402
 import exhaust  # noqa: E402
 import fuzz  # noqa: E402
@@ -27,6 +28,9 @@ from report import log  # noqa: E402
 from server import binary_path  # noqa: E402
 
 SUITES = {"crash": crash, "fuzz": fuzz, "exhaust": exhaust, "slow": slow, "hostile": hostile}
+# Suites that need more than the server (cluster: PostgreSQL, nginx, deploy/local-cluster): run by
+# name only, not by `all`.
+EXTRA_SUITES = {"cluster": cluster}
 
 # Sizes per profile: --quick keeps all suites together within a few minutes on two cores (hostile about one).
 PROFILES = {
@@ -43,7 +47,7 @@ PROFILES = {
 
 def parse(argv):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("suite", choices=list(SUITES) + ["all"])
+    parser.add_argument("suite", choices=list(SUITES) + list(EXTRA_SUITES) + ["all"])
     parser.add_argument("--quick", action="store_true", help="the bounded CI profile")
     parser.add_argument("--seed", type=int, help="random seed (printed; the same seed replays the same choices)")
     parser.add_argument("--json", metavar="FILE", help="write every suite's figures to FILE")
@@ -69,6 +73,8 @@ def parse(argv):
     hostile_group.add_argument("--items", type=int, help="LootLogger items before a window stops reading")
     hostile_group.add_argument("--followers", type=int, help="widget followers (Server-Sent Events), half never reading")
     hostile_group.add_argument("--flood-seconds", type=float, help="how long each flood lasts (orders, pings, Chat, Adds)")
+    cluster.add_options(parser)
+    parser.add_argument("--keep", action="store_true", help="cluster: keep the cluster's folder (its logs)")
     options = parser.parse_args(argv)
     for key, value in PROFILES["quick" if options.quick else "long"].items():
         if getattr(options, key) is None:
@@ -94,7 +100,7 @@ def main(argv):
     results, started = [], time.monotonic()
     for name in names:
         suite_started = time.monotonic()
-        result = SUITES[name].run(options)
+        result = {**SUITES, **EXTRA_SUITES}[name].run(options)
         result.figures["seconds"] = round(time.monotonic() - suite_started, 1)
         results.append(result)
         log(f"{name}: {'ok' if result.ok else 'FAILED'} in {result.figures['seconds']} s")
