@@ -1,6 +1,6 @@
-public import Foundation
+import Foundation
 import Logging
-public import SceneSync
+import SceneSync
 import Synchronization
 
 /// Where a dashboard reads the cluster's node reports: every live node's last ``NodeReport``,
