@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "SceneSyncServer", targets: ["SceneSyncServer"]),
         .library(name: "SceneSyncServerTesting", targets: ["SceneSyncServerTesting"]),
         .library(name: "SceneSyncCombine", targets: ["SceneSyncCombine"]),
+        .library(name: "SceneSyncMetrics", targets: ["SceneSyncMetrics"]),
         .library(name: "LootLogger", targets: ["LootLogger"]),
         .library(name: "Restaurant", targets: ["Restaurant"]),
         .library(name: "RestaurantServer", targets: ["RestaurantServer"]),
@@ -51,14 +52,16 @@ let package = Package(
     ],
     targets: [
         // The core: model controllers, update events, scene lifecycle, restoration.
-        // Foundation, swift-log and swift-metrics' API (CoreMetrics) only, so it builds on Apple
-        // platforms too; whoever runs it picks the metrics backend.
+        // Foundation and swift-log only, so it builds on Apple platforms too.
         .target(
             name: "SceneSync",
-            dependencies: [
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-            ],
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        // Model controllers measured through swift-metrics' API; whoever runs them picks the backend.
+        .target(
+            name: "SceneSyncMetrics",
+            dependencies: ["SceneSync", .product(name: "CoreMetrics", package: "swift-metrics")],
             swiftSettings: swiftSettings
         ),
         // Windows: screens, navigation, coordinators, the view tree and patches. Foundation and
@@ -113,6 +116,7 @@ let package = Package(
             dependencies: [
                 "SceneSync",
                 "SceneSyncUI",
+                "SceneSyncMetrics",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -261,7 +265,7 @@ let package = Package(
         .testTarget(
             name: "SceneSyncTests",
             dependencies: [
-                "SceneSync", "SceneSyncUI", "SceneSyncSQLite", "SceneSyncTesting", "SceneSyncTestSupport",
+                "SceneSync", "SceneSyncUI", "SceneSyncSQLite", "SceneSyncTesting", "SceneSyncTestSupport", "SceneSyncMetrics",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),

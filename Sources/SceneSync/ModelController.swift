@@ -83,8 +83,8 @@ public actor ModelController<State: ModelState> {
     private var commitWaiters: [(sequence: UInt64, resume: @Sendable () -> Void)] = []
     /// Waiting for the working task to finish, while closing.
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
-    /// Where commits and followed events are counted and timed (see ``ModelControllerMetrics``).
-    private let metrics: ControllerMetrics
+    /// What commits and followed events are told to, if anything (see ``ModelControllerRecording``).
+    private let recorder: (any ModelControllerRecorder)?
 
     /// Opens the app's model from storage, and follows the commits of other writers of its log
     /// (other nodes on the same database) if the storage can hear them.
@@ -104,7 +104,7 @@ public actor ModelController<State: ModelState> {
         self.knownHead = stored.lastSequence
         self.firstRetained = stored.firstRetainedSequence
         self.broadcaster = Broadcaster(mark: stored.lastSequence)
-        self.metrics = ControllerMetrics(app: app)
+        self.recorder = ModelControllerRecording.makeRecorder?(app)
         if let heads = storage.logHeads(app: app) {
             followTask = Task { [weak self] in
                 for await head in heads {
@@ -341,7 +341,7 @@ public actor ModelController<State: ModelState> {
             let commitStart = ContinuousClock.now
             do {
                 try await Self.commit(batch, app: app, trimThrough: trimThrough, storage: storage, encoder: encoder)
-                metrics.committed(intents: batch.count, since: commitStart)
+                recorder?.committed(intents: batch.count, duration: ContinuousClock.now - commitStart)
             } catch {
                 switch error {
                 case let .conflict(head) where head > lastSequence:
@@ -367,7 +367,7 @@ public actor ModelController<State: ModelState> {
             knownHead = max(knownHead, batchLast)
             if let trimThrough { firstRetained = max(firstRetained, trimThrough + 1) }
             broadcaster.publish(envelopes)
-            if let last = envelopes.last { metrics.published(last) }
+            if let recorder, let last = envelopes.last { recorder.published(lastSequence: last.sequence, timestamp: last.timestamp) }
             for intent in batch { intent.sender.outcome.give(.success(intent.envelopes)) }
             resumeCommitWaiters()
         }
@@ -394,7 +394,12 @@ public actor ModelController<State: ModelState> {
                 for envelope in page.envelopes { _ = state.apply(envelope.event) }
                 lastSequence = page.envelopes[page.envelopes.count - 1].sequence
                 broadcaster.publish(page.envelopes)
-                metrics.followed(page.envelopes)
+                if let recorder {
+                    let now = Date()
+                    for envelope in page.envelopes {
+                        recorder.followed(lag: .seconds(max(0, now.timeIntervalSince(envelope.timestamp))))
+                    }
+                }
             }
         } catch {
             logger.error("Could not follow the log; intents queued meanwhile are refused", metadata: [

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SceneSync
+import SceneSyncMetrics
 import SceneSyncUI
 
 /// One hosted app while the server runs: its storage and launched ``SceneSync/Application``, the
@@ -57,7 +58,7 @@ final class AppRuntime {
                                           maximumSessions: configuration.maximumSessions,
                                           maximumSessionsPerClient: configuration.maximumSessionsPerAddress), logger: logger)
         // The model controllers the app creates as it launches record with the server's metrics.
-        try await ModelControllerMetrics.$current.withValue(metrics.controllers) { try await application.launch() }
+        try await metrics.controllers.measuring { try await application.launch() }
         let settings = WindowConnection.Settings(
             policy: policy, rateLimit: configuration.rateLimit, maximumProtocolViolations: configuration.maximumProtocolViolations,
             shutdownRetryAfter: configuration.shutdownRetryAfter,

@@ -3,13 +3,15 @@ import Foundation
 import Logging
 import MetricsTestKit
 import SceneSync
+import SceneSyncMetrics
 import SceneSyncSQLite
 import SceneSyncTestSupport
 import Synchronization
 import Testing
 
-/// What a model controller records through swift-metrics: with a factory of the test's own, given
-/// for the controllers created in a scope, so that nothing is bootstrapped for the process.
+/// What a model controller records through swift-metrics (`SceneSyncMetrics`): with a factory of
+/// the test's own, given for the controllers created in a scope, so that nothing is bootstrapped
+/// for the process.
 struct ModelControllerMetricsTests {
     static let dimensions = [("app", "journal"), ("node", "n1")]
 
@@ -22,7 +24,7 @@ struct ModelControllerMetricsTests {
         let options = ModelControllerMetrics(factory: metrics, dimensions: [("node", "n1")]) { app, sequence, timestamp in
             published?.batches.withLock { $0.append((app, sequence, timestamp)) }
         }
-        return try await ModelControllerMetrics.$current.withValue(options) {
+        return try await options.measuring {
             try await ModelController<Journal>(app: "journal", storage: try SQLiteStorage(path: path), logger: Logger(label: "test"))
         }
     }
@@ -81,10 +83,8 @@ struct ModelControllerMetricsTests {
         await here.close()
     }
 
-    @Test func outsideAnyScopeControllersRecordThroughTheMetricsSystem() async throws {
-        // Not bootstrapped in tests: the factory records nothing, and costs nothing.
-        #expect(ModelControllerMetrics.current.factory == nil)
-        #expect(ModelControllerMetrics.current.dimensions.isEmpty)
+    @Test func outsideAnyScopeControllersRecordNothing() async throws {
+        #expect(ModelControllerRecording.makeRecorder == nil)
         let controller = try await ModelController<Journal>(app: "journal", storage: try SQLiteStorage.inMemory(), logger: Logger(label: "test"))
         try await controller.append("one")
         await controller.close()

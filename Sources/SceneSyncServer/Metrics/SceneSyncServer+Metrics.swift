@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 public import Prometheus
 import SceneSync
+import SceneSyncMetrics
 
 extension SceneSyncServer {
     /// What the server records its metrics with, and whether it serves them, in Prometheus' text
@@ -13,7 +14,7 @@ extension SceneSyncServer {
     ///
     /// Everything goes through one swift-metrics factory: the server's own metrics, and those of
     /// the model controllers its apps create while they launch (see
-    /// ``SceneSync/ModelControllerMetrics``). Every metric is labelled `node`; those of one app
+    /// ``SceneSyncMetrics/ModelControllerMetrics``). Every metric is labelled `node`; those of one app
     /// also `app`.
     ///
     /// | metric | type | labels | meaning |

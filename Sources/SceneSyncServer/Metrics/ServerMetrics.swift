@@ -1,12 +1,13 @@
 import CoreMetrics
 import Foundation
 import SceneSync
+import SceneSyncMetrics
 import Synchronization
 
 /// The server's metric objects, made once through the factory it was given, each labelled with
 /// this node's name; see ``SceneSyncServer/MetricsOptions`` for what each metric means.
 final class ServerMetrics: Sendable {
-    /// The metrics' names; those of the model controllers are ``SceneSync/ModelControllerMetrics/Name``.
+    /// The metrics' names; those of the model controllers are ``SceneSyncMetrics/ModelControllerMetrics/Name``.
     enum Name {
         static let windowsConnected = "scenesync_windows_connected"
         static let reconnects = "scenesync_window_reconnects_total"

@@ -1,22 +1,18 @@
 public import CoreMetrics
 public import Foundation
+import SceneSync
 
-/// Where model controllers record their metrics, through swift-metrics: committed intents, batch
-/// sizes, commit times, and how far behind other nodes' commits reach this one.
+/// Model controllers measured through swift-metrics: committed intents, batch sizes, commit times,
+/// and how far behind other nodes' commits reach this one.
 ///
-/// A controller takes the value ``current`` holds when it is created, so whoever creates
-/// controllers (a server launching its apps, a test) chooses the factory and the labels for them
-/// without the apps passing anything along:
+/// Controllers created inside ``measuring(_:)`` record with this factory and these labels:
 ///
 /// ```swift
 /// let metrics = ModelControllerMetrics(factory: factory, dimensions: [("node", "a")])
-/// let store = try await ModelControllerMetrics.$current.withValue(metrics) {
+/// let store = try await metrics.measuring {
 ///     try await ItemStore(storage: storage, logger: logger)
 /// }
 /// ```
-///
-/// Outside any such scope, controllers record through `MetricsSystem.factory`, which records
-/// nothing until the process bootstraps a backend.
 ///
 /// | metric | type | meaning |
 /// | --- | --- | --- |
@@ -25,13 +21,9 @@ public import Foundation
 /// | `scenesync_commit_seconds` | histogram (timer) | a batch's commit: encoding what its senders had not, and the storage's transaction |
 /// | `scenesync_cross_node_lag_seconds` | histogram (timer) | for each event another writer committed, from its envelope timestamp to when this controller read it from the log |
 ///
-/// Each is labelled `app` (the controller's ``ModelController/app``), then ``dimensions``.
+/// Each is labelled `app` (the controller's ``SceneSync/ModelController/app``), then ``dimensions``.
 public struct ModelControllerMetrics: Sendable {
-    /// What controllers created in the current task record with; by default `MetricsSystem.factory`
-    /// and no further labels.
-    @TaskLocal public static var current = ModelControllerMetrics()
-
-    /// The factory the metrics are made with; `nil` for `MetricsSystem.factory` as it is when the
+    /// The factory the metrics are made with; `nil` for `MetricsSystem.factory` as it is when a
     /// controller is created.
     public var factory: (any MetricsFactory)?
     /// Labels added after `app` to every metric, such as `("node", "a")`.
@@ -52,6 +44,14 @@ public struct ModelControllerMetrics: Sendable {
         self.didPublish = didPublish
     }
 
+    /// Runs `body` so that the model controllers it creates record with these metrics.
+    public func measuring<Value>(
+        isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Value
+    ) async rethrows -> Value {
+        try await ModelControllerRecording.$makeRecorder.withValue(
+            { app in MetricsRecorder(app: app, metrics: self) }, operation: body, isolation: isolation)
+    }
+
     /// The metrics' names.
     public enum Name {
         /// Intents committed (counter).
@@ -67,7 +67,7 @@ public struct ModelControllerMetrics: Sendable {
 
 /// One controller's metric objects, made once when it is created, so that recording costs no
 /// lookups and no formatting.
-struct ControllerMetrics: Sendable {
+struct MetricsRecorder: ModelControllerRecorder {
     private let intents: Counter
     private let batchSize: Recorder
     private let commitTime: CoreMetrics.Timer
@@ -75,7 +75,7 @@ struct ControllerMetrics: Sendable {
     private let app: String
     private let didPublish: (@Sendable (String, UInt64, Date) -> Void)?
 
-    init(app: String, metrics: ModelControllerMetrics = .current) {
+    init(app: String, metrics: ModelControllerMetrics) {
         let factory = metrics.factory ?? MetricsSystem.factory
         let dimensions = [("app", app)] + metrics.dimensions
         typealias Name = ModelControllerMetrics.Name
@@ -87,26 +87,18 @@ struct ControllerMetrics: Sendable {
         didPublish = metrics.didPublish
     }
 
-    /// A batch of `count` intents committed; its commit began at `start`.
-    func committed(intents count: Int, since start: ContinuousClock.Instant) {
-        commitTime.recordNanoseconds(Self.nanoseconds(ContinuousClock.now - start))
+    func committed(intents count: Int, duration: Duration) {
+        commitTime.recordNanoseconds(Self.nanoseconds(duration))
         intents.increment(by: count)
         batchSize.record(count)
     }
 
-    /// A batch this controller committed was published; `last` is its last event.
-    func published<Event>(_ last: EventEnvelope<Event>) {
-        didPublish?(app, last.sequence, last.timestamp)
+    func published(lastSequence: UInt64, timestamp: Date) {
+        didPublish?(app, lastSequence, timestamp)
     }
 
-    /// Events another writer committed were read from the log and published. A clock behind the
-    /// other node's counts as no lag.
-    func followed<Event>(_ envelopes: [EventEnvelope<Event>]) {
-        let now = Date()
-        for envelope in envelopes {
-            let lag = now.timeIntervalSince(envelope.timestamp)
-            crossNodeLag.recordNanoseconds(lag > 0 ? Int64(min(lag, 1e9) * 1e9) : 0)
-        }
+    func followed(lag: Duration) {
+        crossNodeLag.recordNanoseconds(Self.nanoseconds(min(lag, .seconds(1_000_000_000))))
     }
 
     static func nanoseconds(_ duration: Duration) -> Int64 {
