@@ -78,10 +78,12 @@ extension Application {
         }
     }
 
-    /// Saves the scene's restoration activity now if the action changed it. A failure is logged:
+    /// Saves the scene's restoration activity now if the action changed it: only a scene that said
+    /// so (``Scene/restorationActivityDidChange()``, which schedules the delayed save) is asked
+    /// for its activity, so an action that moved nothing costs no encoding. A failure is logged:
     /// the action was done, and the next change saves again.
     private func saveActivityIfChanged(for scene: Scene, after action: SceneActionID) async {
-        guard scene.activationState != .disconnected,
+        guard restorationSavesDue.contains(scene.session.id), scene.activationState != .disconnected,
               let activity = scene.delegate.map({ $0.stateRestorationActivity(for: scene) }),
               activity != scene.session.stateRestorationActivity else { return }
         do {

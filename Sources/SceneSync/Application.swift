@@ -66,7 +66,7 @@ public final class Application {
     /// When sessions not seen for ``Options/sessionExpiry`` were last looked for.
     private var lastExpiry = ContinuousClock.now
     /// Scenes whose restoration activity changed and waits to be saved.
-    private var restorationSavesDue: Set<SceneSession.ID> = []
+    var restorationSavesDue: Set<SceneSession.ID> = []
     /// The action each session's window is carrying out now, if any: its next waits for it.
     var actionsUnderway: [SceneSession.ID: ActionTurn] = [:]
     /// The `ref` of the last action each session's window carried out in this process.

@@ -56,6 +56,7 @@ struct ActionOnceTests {
 
         _ = try await first.application.carryOut(action, in: window.scene!, resent: false) {
             place = SceneActivity(type: "detail")
+            window.scene!.restorationActivityDidChange()
         }
         // Saved at once, not after the restoration save's delay: the window may be told now.
         let stored = try #require(try await storage.session(id: window.sessionID))
