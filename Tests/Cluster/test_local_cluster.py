@@ -9,6 +9,7 @@ import glob
 import os
 import random
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -108,6 +109,14 @@ def open_window(base):
     return window, welcome
 
 
+def pid_file(directory, k):
+    return os.path.join(directory, "run", f"node{k}.pid")
+
+
+def node_pid(directory, k):
+    return int(open(pid_file(directory, k)).read())
+
+
 @pytest.fixture
 def directory():
     # Under /tmp and open to other users: PostgreSQL runs as its own user when this runs as root.
@@ -120,14 +129,16 @@ def directory():
 
 def test_the_cluster_comes_up_serves_through_nginx_survives_a_node_and_stops(directory):
     base = free_base_port()
-    started = cluster("start", "--port", str(base), directory=directory)
+    started = cluster("start", "--port", str(base), "--watchdog", "3", directory=directory)
     assert f"http://127.0.0.1:{base}/" in started.stdout
 
     status = cluster("status", directory=directory)
     parts = statuses(status.stdout)
-    assert parts == {"postgresql": "up", **{f"node{k}": "up" for k in range(1, NODES + 1)}, "nginx": "up"}, status.stdout
-    pids = [int(open(os.path.join(directory, "run", f"node{k}.pid")).read()) for k in range(1, NODES + 1)]
+    assert parts == {"postgresql": "up", **{f"node{k}": "up" for k in range(1, NODES + 1)}, "nginx": "up",
+                     "watchdog": "up"}, status.stdout
+    pids = [node_pid(directory, k) for k in range(1, NODES + 1)]
     pids.append(int(open(os.path.join(directory, "run", "nginx.pid")).read()))
+    pids.append(int(open(os.path.join(directory, "run", "watchdog.pid")).read()))
 
     # Pages through nginx: the nodes accept the proxy's Host.
     code, home = get(f"http://127.0.0.1:{base}/")
@@ -156,8 +167,26 @@ def test_the_cluster_comes_up_serves_through_nginx_survives_a_node_and_stops(dir
 
     # The node comes back; then everything stops and nothing is left running.
     cluster("start-node", str(victim), directory=directory)
-    pids[victim - 1] = int(open(os.path.join(directory, "run", f"node{victim}.pid")).read())
+    pids[victim - 1] = node_pid(directory, victim)
     assert cluster("status", directory=directory).returncode == 0
+
+    # A node that hangs with its port open (SIGSTOP): nginx would keep handing it windows; the
+    # watchdog kills it after 3 s without an answer and starts it again.
+    hung = victim % NODES + 1
+    stopped = node_pid(directory, hung)
+    os.kill(stopped, signal.SIGSTOP)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and (alive(stopped) or not os.path.exists(pid_file(directory, hung))):
+        time.sleep(0.2)
+    assert not alive(stopped), "the watchdog left a hung node running"
+    while time.monotonic() < deadline and cluster("status", directory=directory, check=False).returncode != 0:
+        time.sleep(0.2)
+    restarted = node_pid(directory, hung)
+    assert restarted != stopped and alive(restarted)
+    assert f"node{hung} (pid {stopped}) has not answered" in open(os.path.join(directory, "logs", "watchdog.log")).read()
+    pids.append(restarted)
+    window, _ = open_window(base)
+    window.close()
     cluster("stop", directory=directory)
     cluster("stop", directory=directory)  # idempotent
     down = cluster("status", directory=directory, check=False)

@@ -18,7 +18,8 @@ Phases, each with its own tag:
   resends meet messages already committed.
 - rolling: `stop-node K` (SIGTERM) then `start-node K`, K = 1..N in turn, under load.
 - half-open (long profile, or `--half-open`): SIGSTOP a node; its windows, which ping every
-  `PING` s, drop a connection silent for `SILENCE` s and reconnect elsewhere; SIGCONT after.
+  `PING` s, drop a connection silent for `SILENCE` s and reconnect; local-cluster's watchdog kills
+  the frozen node after 10 s and starts it again, and they land elsewhere; SIGCONT after.
 
 Then, with the load stopped and every window drawn and answered (or the drain timed out):
 
