@@ -891,8 +891,7 @@ async def bench_restore(cluster, windows, rounds, figures):
         except ClusterError:
             pass
         await loop.run_in_executor(None, cluster.start_node, victim)
-        # nginx leaves a node that failed alone for 5 s (max_fails=1 fail_timeout=5s).
-        await asyncio.sleep(6.0)
+        await asyncio.sleep(2.0)
         # Windows stay where they reconnected: spread them over the three nodes again (each
         # reconnects once, as after a network change) so that the next kill takes about a third.
         if number + 1 < rounds:
