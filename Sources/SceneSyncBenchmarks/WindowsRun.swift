@@ -1,6 +1,7 @@
 #if os(Linux)
 import Foundation
 import Logging
+import Restaurant
 
 /// The server's memory before and after windows connected.
 struct WindowsMemoryResult: Sendable {
@@ -80,8 +81,11 @@ struct WindowsRun {
                 if index == 0 { (fanOut, rawFanOut) = try await measureFanOut(server) }
                 if index == 0, settings.restaurantWindows > 0 {
                     progress("Restaurant: \(settings.restaurantWindows) windows, badge and countdown")
+                    // Every round adds a dish to one order, which Restaurant bounds.
+                    let dishes = OrderLimits().maximumDishesPerOrder
                     restaurant = try await WindowsRestaurant(
-                        port: server.port, serverPID: server.pid, rounds: settings.largeRounds, warmup: settings.warmup,
+                        port: server.port, serverPID: server.pid,
+                        rounds: min(settings.largeRounds, max(1, dishes - settings.warmup)), warmup: min(settings.warmup, dishes - 1),
                         interval: settings.interval, connectBatch: settings.connectBatch, quiet: settings.countdown
                     ).run(windows: settings.restaurantWindows)
                     await server.waitUntilIdle()
