@@ -117,6 +117,31 @@ def node_pid(directory, k):
     return int(open(pid_file(directory, k)).read())
 
 
+def rows(tree):
+    """Every row in a rendered view tree, as (title, subtitle)."""
+    found = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if node.get("kind") == "row":
+            found.append((node.get("props", {}).get("title"), node.get("props", {}).get("subtitle")))
+        stack.extend(node.get("children", []))
+    return found
+
+
+def dashboard_rows(port):
+    """The rows of the dashboard's first screen, drawn by the node on `port` (loopback: no token)."""
+    window = wsclient.WebSocket.connect(port, "/ws/dashboard")
+    try:
+        window.send_json(wsclient.hello())
+        assert window.recv_json()["type"] == "welcome"
+        render = window.recv_json()
+        assert render["type"] == "render", render
+        return rows(render["root"])
+    finally:
+        window.close()
+
+
 @pytest.fixture
 def directory():
     # Under /tmp and open to other users: PostgreSQL runs as its own user when this runs as root.
@@ -153,6 +178,19 @@ def test_the_cluster_comes_up_serves_through_nginx_survives_a_node_and_stops(dir
         time.sleep(0.1)
     assert len(holding) == 1, f"nginx's connections to the nodes: {holding}"
     victim = holding.pop()
+
+    # The dashboard, on any node, lists all three (their reports go through PostgreSQL) and the
+    # LootLogger window on one of them.
+    names = {f"node{k}" for k in range(1, NODES + 1)}
+    deadline = time.monotonic() + 15
+    while True:
+        listed = dashboard_rows(base + 1)
+        nodes = {title: subtitle for title, subtitle in listed if title in names}
+        if (set(nodes) == names and nodes[f"node{victim}"].startswith("1 window")) or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert set(nodes) == names, f"the dashboard's rows: {listed}"
+    assert nodes[f"node{victim}"].startswith("1 window"), nodes
 
     # Its node dies; a new window through nginx lands on another node.
     cluster("kill-node", str(victim), directory=directory)

@@ -81,6 +81,27 @@ struct DashboardSceneTests {
         #expect(window.node("figure-windows")?.props["value"]?.string == "2")
     }
 
+    @Test func aWindowOpenedAfterEveryOneClosedIsDrawnFromTheReportsAsTheyAreNow() async throws {
+        let reports = FakeReports()
+        reports.set([Self.node("node-a", lootLogger: [])])
+        let delegate = DashboardAppDelegate(interval: .milliseconds(20), logger: Logger(label: "test")) { try reports.read() }
+        let monitor = delegate.monitor
+        let host = try await SceneHost.launch(delegate: delegate, storage: SQLiteStorage.inMemory())
+        let first = try await host.openWindow()
+        #expect(first.node(ID.node("node-a")) != nil)
+        try await host.close(first)
+        try await host.waitUntil("nobody following the reports") { monitor.followerCount == 0 }
+
+        // Node A goes, node B comes, while no window reads the reports; then one opens.
+        reports.set([Self.node("node-b", lootLogger: [])])
+        while monitor.isCurrent { try await Task.sleep(for: .milliseconds(5)) }
+        let second = try await host.openWindow()
+        let firstDraw = second.messages.compactMap { if case .render(let root, _, _) = $0 { root } else { nil } }.first
+        let root = ViewTree(try #require(firstDraw))
+        #expect(root.node(ID.node("node-b")) != nil, "drawn from the reports as they are now")
+        #expect(root.node(ID.node("node-a")) == nil, "not from what the last window saw")
+    }
+
     @Test func aNodeShowsEachWindowsRouteAndStateAndFollowsThemLiveWithPatches() async throws {
         let reports = FakeReports()
         reports.set([Self.node("node-a", lootLogger: [Self.window(Self.first, .foregroundActive, "items")])])

@@ -85,6 +85,15 @@ public final class ClusterMonitor {
         return stream
     }
 
+    /// Whether ``snapshot`` was read less than ``interval`` ago. While anyone follows the reports it
+    /// is kept so; once nobody does, it ages, and a window opened later must not be drawn from it
+    /// (a node gone since would still be listed).
+    public var isCurrent: Bool {
+        guard let readAt = snapshot.readAt else { return false }
+        let (seconds, attoseconds) = interval.components
+        return Date().timeIntervalSince(readAt) < Double(seconds) + Double(attoseconds) / 1e18
+    }
+
     /// How many follow the reports now.
     public var followerCount: Int { followers.count }
 

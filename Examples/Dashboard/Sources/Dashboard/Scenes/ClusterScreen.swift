@@ -80,7 +80,7 @@ public class ClusterScreen: ScreenController {
     }
 
     public override func load() async {
-        if monitor.snapshot.readAt == nil { await monitor.refresh() }
+        if !monitor.isCurrent { await monitor.refresh() }
         snapshot = monitor.snapshot
         guard !isFollowing else { return }
         isFollowing = true
