@@ -7,8 +7,12 @@ import NIOCore
 extension SceneSyncServer {
     /// The HTTP routes: the home page, each app's page, the renderer's files, and each app's own
     /// routes and assets.
-    func makeRouter(appParts: [(app: HostedApp, parts: HostedApp.Parts)], widgets: [String: WidgetHub] = [:]) -> Router<AppRequestContext> {
-        let router = Router(context: AppRequestContext.self)
+    ///
+    /// Every route that answers GET answers HEAD as GET would, without the body (Hummingbird's
+    /// `autoGenerateHeadEndpoints`, with ``RequestGuard`` leaving the body out of every answer to
+    /// HEAD, errors included), and every routed path answers OPTIONS (see ``MethodRoutes``).
+    func makeRouter(appParts: [(app: HostedApp, parts: HostedApp.Parts)], widgets: [String: WidgetHub] = [:]) -> MethodRoutes {
+        let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: ClientAddressMiddleware(resolver: ClientAddress(trustedProxies: configuration.trustedProxies)))
         router.add(middleware: RequestGuard(server: self))
         // Metrics: `GET /metrics`, for this machine or with the token (see Metrics/).
@@ -17,6 +21,7 @@ extension SceneSyncServer {
             if let assets = parts.assets {
                 // An app's assets are its data: behind the token, like its routes.
                 router.add(middleware: TokenGuard(policy: policy, logger: configuration.logger, pathPrefix: "/\(app.name)/assets/"))
+                router.add(middleware: FileOptions(pathPrefix: "/\(app.name)/assets/"))
                 router.add(middleware: FileMiddleware(
                     assets.path, urlBasePath: "/\(app.name)/assets", cacheControl: .init([(MediaType(type: .any), [.noCache])]),
                     logger: configuration.logger))
@@ -50,18 +55,20 @@ extension SceneSyncServer {
             }
             return try await self.serve(self.staticFiles.appPage, context: context).settingTokenCookie(for: request, policy: self.policy)
         }
+        let publicRoutes = Set(router.routes.map(\.description))
         // Apps' routes are an API: beyond loopback they take the access token, whatever the method.
         let api = router.group().add(middleware: TokenGuard(policy: policy, logger: configuration.logger))
         for (_, parts) in appParts { parts.routes(api) }
         if !widgets.isEmpty { Self.addWidgetRoutes(to: api, widgets: widgets, reporter: refusals) }
-        return router
+        return MethodRoutes(router: router, api: api, publicRoutes: publicRoutes)
     }
 
     /// `GET /<app>/widget.json`: the summary, with an `ETag`; `If-None-Match` with it gets `304`.
     /// `GET /<app>/widget/events`: Server-Sent Events, one `summary` event now and then the newest
     /// summary at most every quarter of a second while it changes, each with the summary's `ETag`
     /// as its `id`. Over the followers' limits (in all, per address) the answer is `503` with
-    /// `Retry-After`; a follower that does not read for 10 s is dropped.
+    /// `Retry-After`; a follower that does not read for 10 s is dropped. `HEAD` on the stream
+    /// answers its head at once and follows nothing.
     ///
     /// Routed by parameter, as `/:app` is: a constant `/<app>/…` would hide the app's page.
     private static func addWidgetRoutes(to api: RouterGroup<AppRequestContext>, widgets: [String: WidgetHub], reporter: RefusalReporter) {
@@ -78,6 +85,15 @@ extension SceneSyncServer {
             var full = headers
             full[.contentType] = "application/json; charset=utf-8"
             return Response(status: .ok, headers: full, body: ResponseBody(byteBuffer: published.body))
+        }
+        // HEAD on the stream answers its head and ends, following nothing: it must not hold the
+        // connection open, nor take a follower's place.
+        api.head("/:app/widget/events") { _, context in
+            _ = try hub(context)
+            var response = Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"])
+            // As GET's: a stream has no length.
+            response.headers[.contentLength] = nil
+            return response
         }
         api.get("/:app/widget/events") { _, context in
             let hub = try hub(context)
@@ -168,7 +184,7 @@ extension SceneSyncServer {
 /// Refuses requests that name another host (DNS rebinding), and mutating ones (any method but GET,
 /// HEAD and OPTIONS) that come from another site, or from a native client without JSON, or without
 /// the token when the server has one; adds headers that keep pages out of frames and tokens out of
-/// referrers.
+/// referrers; and leaves the body out of every answer to HEAD.
 struct RequestGuard<Context: RequestContext>: RouterMiddleware {
     let server: SceneSyncServer
 
@@ -198,6 +214,9 @@ struct RequestGuard<Context: RequestContext>: RouterMiddleware {
             }
         }
         SecurityHeaders.add(to: &response.headers)
+        // An answer to HEAD has GET's status and fields, and never a body (RFC 9110 §9.3.2), even
+        // when it is an error or a refusal.
+        if request.method == .head { response = response.answeringHead() }
         return response
     }
 }

@@ -33,6 +33,8 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var headComplete = false
     /// The head's bytes, kept until it is complete to be checked whole (see ``RequestHeadCheck``).
     private var head: [UInt8] = []
+    /// Whether the request is a `HEAD`, whose answer has no body even when it is a refusal.
+    private var isHeadRequest = false
     private let check: RequestHeadCheck
 
     init(
@@ -120,6 +122,7 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
         for byte in bytes {
             headBytes += 1
             head.append(byte)
+            if headBytes == 5 { isHeadRequest = head == Array("HEAD ".utf8) }
             if byte == UInt8(ascii: "\n") {
                 if !hasRequestLine {
                     hasRequestLine = true
@@ -154,7 +157,9 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
         for (name, value) in SecurityHeaders.fields { head += "\(name): \(value)\r\n" }
         if status == .serviceUnavailable { head += "Retry-After: 1\r\n" }
         if status == .upgradeRequired { head += "Sec-WebSocket-Version: 13\r\n" }
-        head += "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        head += "Content-Length: \(body.utf8.count)\r\n\r\n"
+        // An answer to HEAD says how long GET's body would be, and sends none (RFC 9110 §9.3.2).
+        if !isHeadRequest { head += body }
         context.writeAndFlush(wrapOutboundOut(.byteBuffer(ByteBuffer(string: head)))).assumeIsolated().whenComplete { [self] _ in
             guard status != .serviceUnavailable else { return Self.hangUp(context: context) }
             // The client may still be sending the rest of its request. Closing now, with its bytes

@@ -79,9 +79,8 @@ public struct MenuAPI: Sendable {
             image(request, file: context.parameters.get("file") ?? "")
         }
         router.head("/images/:file") { request, context in
-            var response = image(request, file: context.parameters.get("file") ?? "")
-            response.body = ResponseBody()
-            return response
+            // GET's head, its Content-Length included, without the body.
+            image(request, file: context.parameters.get("file") ?? "").createHeadResponse()
         }
     }
 
