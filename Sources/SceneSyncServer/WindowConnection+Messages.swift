@@ -16,6 +16,7 @@ extension WindowConnection {
         static let tooManySessions = "tooManySessions"
         static let openFailed = "openFailed"
         static let notChecked = "notChecked"
+        static let notAnswered = "notAnswered"
     }
 
     /// Handles one message from the window, in the order they arrive.
@@ -147,6 +148,16 @@ extension WindowConnection {
             send(.ack(ref: action.ref))
         } catch let error as ApplicationError {
             send(.error(ref: action.ref, code: ErrorCode.notChecked, message: error.description))
+        } catch let error as ScreenError {
+            // Nothing on the screen answers it: the node went a moment ago (another window's
+            // change), or a page that is not our renderer. A screen never offers an action it
+            // cannot answer (ScreenController checks as it builds its nodes), so this is no
+            // mistake of the user's, and the renderer shows nothing of it.
+            logger.notice("A window's action was not answered", metadata: [
+                "scene.id": "\(scene.session.id.rawValue)", "route": "\(window.visibleScreen?.route.description ?? "none")",
+                "node": "\(action.node)", "action": "\(action.name.rawValue)", "error": "\(error)",
+            ])
+            send(.error(ref: action.ref, code: ErrorCode.notAnswered, message: error.description))
         } catch {
             send(.error(ref: action.ref, code: ErrorCode.refused, message: String(describing: error)))
         }

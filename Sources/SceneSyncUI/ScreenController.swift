@@ -1,4 +1,5 @@
 public import SceneSync
+import Logging
 
 /// One screen of a window: the server-side counterpart of a `UIViewController`.
 ///
@@ -35,6 +36,8 @@ open class ScreenController {
     /// Reloading after the screen fell behind a model's log, and whether to do it again.
     private var reloadTask: Task<Void, Never>?
     private var needsReload = false
+    /// The unanswered actions already logged for this screen ("node action").
+    private var reportedUnanswered: Set<String> = []
 
     /// Creates a screen for `route`.
     public init(route: Route, title: String) {
@@ -68,7 +71,7 @@ open class ScreenController {
     public func update(_ patches: [Patch]) {
         guard isVisible, !patches.isEmpty else { return }
         for patch in patches { noteActions(of: patch) }
-        window?.send(patches)
+        window?.send(patches.map(checked))
     }
 
     /// Changes the navigation bar's title.
@@ -81,8 +84,8 @@ open class ScreenController {
     /// Changes the navigation bar's buttons.
     public func setBarButtons(_ buttons: [ViewNode]) {
         for button in barButtons { actionTable[button.id] = nil }
-        barButtons = buttons
         for button in buttons { register(button) }
+        barButtons = buttons.map(checked)
         guard isVisible, let window else { return }
         window.send([.replace(id: SceneWindow.NodeID.navigationBar, node: window.makeNavigationBar(), transition: nil)])
     }
@@ -255,8 +258,78 @@ open class ScreenController {
         actionTable = [:]
         for button in barButtons { register(button) }
         for node in content { register(node) }
-        return ViewNode(id: SceneWindow.NodeID.screen, kind: .screen, props: ["route": .string(route.description)], children: content)
+        return ViewNode(id: SceneWindow.NodeID.screen, kind: .screen, props: ["route": .string(route.description)],
+                        children: content.map(checked))
     }
+
+    // MARK: - Only what answers is interactive
+
+    /// `patch` with its nodes ``checked(_:)-(ViewNode)``.
+    private func checked(_ patch: Patch) -> Patch {
+        switch patch {
+        case let .insert(parent, index, node): .insert(parent: parent, index: index, node: checked(node))
+        case let .replace(id, node, transition): .replace(id: id, node: checked(node), transition: transition)
+        case .remove, .move, .set: patch
+        }
+    }
+
+    /// `node` as a window may use it: every interactive part it offers is kept only if a handler
+    /// of this screen answers it. A row nothing answers a selection of is drawn as plain content
+    /// (`selectable: false`); a Delete, a Reorder, a row action, a button or a field nothing answers
+    /// is a developer's mistake: it is logged once for the screen and taken away (a button is
+    /// disabled, a field read-only), so that no user is shown an action that cannot be done.
+    private func checked(_ node: ViewNode) -> ViewNode {
+        var node = node
+        switch node.kind {
+        case .row:
+            if !answers(.select, on: node.id) { node.props[Prop.selectable] = .bool(false) }
+            for (prop, name) in [(Prop.deletable, ActionName.delete), (Prop.movable, .move)]
+            where node.props[prop]?.bool == true && !answers(name, on: node.id) {
+                reportUnanswered(name, on: node)
+                node.props[prop] = nil
+            }
+            if case let .array(items)? = node.props[Prop.actions] {
+                let kept = items.filter { item in
+                    guard case let .object(fields) = item, let name = fields["name"]?.string.map(ActionName.init(rawValue:)) else { return false }
+                    if answers(name, on: node.id) { return true }
+                    reportUnanswered(name, on: node)
+                    return false
+                }
+                node.props[Prop.actions] = kept.isEmpty ? nil : .array(kept)
+            }
+        case .button, .barButton:
+            if node.props[Prop.disabled]?.bool != true, !answers(.tap, on: node.id) {
+                reportUnanswered(.tap, on: node)
+                node.props[Prop.disabled] = .bool(true)
+            }
+        case .textField:
+            if !answers(.commit, on: node.id) {
+                reportUnanswered(.commit, on: node)
+                node.props[Prop.readOnly] = .bool(true)
+            }
+        default:
+            break
+        }
+        if !node.children.isEmpty { node.children = node.children.map(checked) }
+        return node
+    }
+
+    private enum Prop {
+        static let selectable = ViewNode.Property.selectable.rawValue, readOnly = ViewNode.Property.readOnly.rawValue
+        static let deletable = ViewNode.Property.deletable.rawValue, movable = ViewNode.Property.movable.rawValue
+        static let actions = ViewNode.Property.actions.rawValue, disabled = ViewNode.Property.disabled.rawValue
+    }
+
+    private func reportUnanswered(_ name: ActionName, on node: ViewNode) {
+        guard reportedUnanswered.insert("\(node.id) \(name.rawValue)").inserted else { return }
+        Self.logger.warning("A screen offers an action nothing answers; it is not shown", metadata: [
+            "screen": "\(type(of: self))", "route": "\(route)", "node": "\(node.id)", "kind": "\(node.kind.rawValue)",
+            "action": "\(name.rawValue)",
+        ])
+    }
+
+    /// Where SceneSyncUI tells developers of their mistakes.
+    static let logger = Logger(label: "SceneSyncUI")
 }
 
 /// An action a screen refused.

@@ -146,5 +146,10 @@ extension ViewNode {
         case fromHere
         /// A composer's send button label.
         case button
+        /// `false` on a row nothing answers a selection of: drawn as plain content, not a button.
+        /// Set by the screen as it sends the row (see ``ScreenController``), never by hand.
+        case selectable
+        /// Whether a field takes no typing, because nothing answers its commit. Set by the screen.
+        case readOnly
     }
 }

@@ -29,14 +29,15 @@ import Testing
         try await server.stop()
     }
 
-    @Test func anActionNothingAnswersIsRefusedWithItsRef() async throws {
+    /// Answered with its ref, under a code of its own that the renderer shows no user.
+    @Test func anActionNothingAnswersIsAnsweredNotAnsweredWithItsRef() async throws {
         let server = try await TestServer.start()
         let window = try await server.openWindow()
         let ref = window.act("tap", on: "nowhere")
         let error = try await window.next(.error)
         guard case let .error(errorRef, code, message) = error else { Issue.record("not an error"); return }
         #expect(errorRef == ref)
-        #expect(code == "refused")
+        #expect(code == "notAnswered")
         #expect(message.contains("nowhere"))
         try await server.stop()
     }

@@ -86,6 +86,13 @@ import Testing
         #expect(window.text(SceneWindow.NodeID.navigationBar, "back") == "Menu")
         names.collect(root)
 
+        // What a screen sets as it sends its nodes: a row nothing selects, a field nothing commits.
+        let checked = try await SceneHost.launch(delegate: InteractiveContractTests.ContractAppDelegate(),
+                                                 storage: try SQLiteStorage.inMemory())
+        let contractWindow = try await checked.openWindow()
+        try await checked.waitUntil("the contract screen") { contractWindow.node("table") != nil }
+        names.collect(try #require(contractWindow.view?.root))
+
         #expect(names.props == Set(Self.contract.props))
         #expect(Set(ViewNode.Property.allCases.map(\.rawValue)) == Set(Self.contract.props))
         #expect(names.items == Set(Self.contract.itemFields))

@@ -1,7 +1,7 @@
 // Wires the connection to the view. The page at /<app> loads this module; it starts by itself
 // unless `globalThis.SceneSyncManualStart` is set (the test harness sets it and calls `start`
 // with a fake transport).
-import { ATTR, CLS, CONN, CONN_TEXT, F, MSG, TEXT } from "./protocol.js";
+import { ATTR, CLS, CONN, CONN_TEXT, ERROR, F, MSG, TEXT } from "./protocol.js";
 import { Socket } from "./socket.js";
 import { View } from "./view.js";
 import { OutOfStep } from "./render.js";
@@ -77,6 +77,12 @@ export function start(options = {}) {
         const ref = message[F.ref];
         const entry = ref === undefined || ref === null ? null : socket.settle(ref);
         const text = message[F.message] || message[F.code] || "Something went wrong.";
+        // Nothing answered the action: the node went a moment ago, and its patch is on the way.
+        // Not the user's doing, and nothing they can act on: for the developer's console only.
+        if (message[F.code] === ERROR.notAnswered) {
+          console.info(`SceneSync: ${text}`);
+          break;
+        }
         if (entry && view.has(entry.node)) view.showError(entry.node, text);
         else view.toast(text);
         break;

@@ -19,6 +19,9 @@ export const MSG = freeze({
   error: "error", open: "open", shutdown: "shutdown", pong: "pong",
 });
 
+/** `error` codes the renderer treats apart from the rest (PROTOCOL.md, "Error codes"). */
+export const ERROR = freeze({ notAnswered: "notAnswered" });
+
 /** Message fields. */
 export const F = freeze({
   type: "type", v: "v",
@@ -52,7 +55,7 @@ export const P = freeze({
   placeholder: "placeholder", inputMode: "inputMode", error: "error", disabled: "disabled",
   src: "src", alt: "alt", text: "text", style: "style", message: "message", buttons: "buttons",
   accepted: "accepted", focus: "focus", sender: "sender", time: "time", mine: "mine", fromHere: "fromHere",
-  button: "button",
+  button: "button", selectable: "selectable", readOnly: "readOnly",
 });
 
 /** Fields of the objects in `actions` (rows) and `buttons` (alerts). */

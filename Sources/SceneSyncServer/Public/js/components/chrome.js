@@ -72,6 +72,7 @@ export const barButton = {
   },
   update(el, props) {
     setText(el, props[P.label]);
+    el.disabled = props[P.disabled] === true;
     const side = props[P.side] === SIDE.leading ? SIDE.leading : SIDE.trailing;
     el.classList.toggle(CLS.leading, side === SIDE.leading);
     el.classList.toggle(CLS.trailing, side === SIDE.trailing);

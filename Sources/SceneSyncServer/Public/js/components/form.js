@@ -90,6 +90,7 @@ export const textField = {
     const { input } = s;
     setText(s.label, props[P.label] ?? "");
     setAttr(input, "placeholder", props[P.placeholder]);
+    input.readOnly = props[P.readOnly] === true;
     const numeric = props[P.inputMode] === INPUT_MODE.numeric;
     setAttr(input, "inputmode", numeric ? "numeric" : null);
     el.classList.toggle(CLS.numeric, numeric);

@@ -50,6 +50,15 @@ export const section = {
   },
 };
 
+/** Moves a row's content into its button or its plain element, as `selectable` says. */
+function setSelectable(s, selectable) {
+  const next = selectable ? s.button : s.still;
+  if (s.main === next) return;
+  while (s.main.firstChild) next.appendChild(s.main.firstChild);
+  s.main.replaceWith(next);
+  s.main = next;
+}
+
 export const row = {
   create(node, context) {
     const id = nodeId(node);
@@ -72,6 +81,9 @@ export const row = {
     const main = h("button", { type: "button", class: "ss-row-main" },
       image, h("span", { class: "ss-row-text" }, title, subtitle), badge, detail, chevron);
     main.addEventListener("click", () => send(ACTION.select));
+    // A row nothing answers a selection of (`selectable: false`) shows its content in a plain
+    // element instead: no button to press, to focus or to be read out as one.
+    const still = h("div", { class: "ss-row-main ss-row-still" });
 
     const menu = new Menu((name) => send(name));
     // Every row has a Delete and a Reorder: each says which row it is for (its description is the
@@ -87,7 +99,7 @@ export const row = {
     const el = h("div", { class: "ss-row", role: "listitem" },
       h("div", { class: "ss-row-line" }, del, main, menu.button, handle), menu.list, error);
     el._ss = {
-      main, image, title, subtitle, badge, badgeText, badgeSpoken, detail, chevron, menu, del, handle, error,
+      main, button: main, still, image, title, subtitle, badge, badgeText, badgeSpoken, detail, chevron, menu, del, handle, error,
       subtitleId, badgeId, detailId, timeId, countdownId, send, errorTimer: 0,
       countdowns: context.countdowns, countdown: null, // the <time> while the row has a countdown
       time: null, // the <time> while the row shows its `time`
@@ -126,9 +138,10 @@ export const row = {
 
   update(el, props) {
     const s = el._ss;
+    setSelectable(s, props[P.selectable] !== false);
     const title = props[P.title] ?? "";
     setText(s.title, title);
-    setAttr(s.main, "aria-label", title);
+    setAttr(s.main, "aria-label", s.main === s.button ? title : null);
     setAttr(el, ATTR.title, title);
     const subtitle = props[P.subtitle];
     show(s.subtitle, Boolean(subtitle));
@@ -153,7 +166,8 @@ export const row = {
     if (timed) showTime(el, moment);
     else hideTime(el);
     const described = counting ? s.countdownId : timed ? s.timeId : detail ? s.detailId : null;
-    setAttr(s.main, "aria-describedby", [subtitle ? s.subtitleId : null, hasBadge ? s.badgeId : null, described].filter(Boolean).join(" ") || null);
+    setAttr(s.main, "aria-describedby", s.main !== s.button ? null
+      : [subtitle ? s.subtitleId : null, hasBadge ? s.badgeId : null, described].filter(Boolean).join(" ") || null);
     const image = props[P.image];
     show(s.image, Boolean(image));
     el.classList.toggle(CLS.hasImage, Boolean(image));

@@ -1,0 +1,109 @@
+import Foundation
+import SceneSync
+@testable import SceneSyncUI
+import SceneSyncSQLite
+import SceneSyncTesting
+import Testing
+
+/// A screen offers only what it answers: a row nothing selects is drawn still, and a Delete, a row
+/// action, a button or a field nothing answers is taken away before any window sees it.
+@MainActor
+struct InteractiveContractTests {
+    /// One screen of every kind of node, some answered and some not.
+    final class ContractScreen: ScreenController {
+        static let keyed = KeyedRows<String>(prefix: "keyed-", format: { $0 }, parse: { String($0) })
+        var inserted = 0
+
+        init() {
+            super.init(route: Route("contract"), title: "Contract")
+            handleRows(Self.keyed, onSelect: { _ in })
+            setBarButtons([
+                .barButton(id: "bar-answered", label: "Done", onTap: {}),
+                .barButton(id: "bar-unanswered", label: "Share"),
+            ])
+        }
+
+        override func makeContent() -> [ViewNode] {
+            [.table(id: "table", label: "Things", sections: [.section(id: "section", children: [
+                .row(id: "selected", title: "Answers select", onSelect: {}),
+                .row(id: "still", title: "Answers nothing"),
+                .row(id: Self.keyed.id(for: "a"), title: "Keyed"),
+                .row(id: "deletable", title: "Says deletable", deletable: true,
+                     actions: [ViewNode.RowAction("share", label: "Share"), ViewNode.RowAction("pin", label: "Pin") {}]),
+            ])]),
+            .button(id: "button-answered", label: "Go", onTap: {}),
+            .button(id: "button-unanswered", label: "Nowhere"),
+            .textField(id: "field-unanswered", label: "Name", value: ""),
+            ]
+        }
+
+        func insertStillRow() {
+            inserted += 1
+            update([.insert(parent: "section", index: 0, node: .row(id: "inserted-\(inserted)", title: "Inserted"))])
+        }
+    }
+
+    final class ContractSceneDelegate: SceneDelegate {
+        let screen = ContractScreen()
+
+        func scene(_ scene: Scene, willConnectTo session: SceneSession, options: ConnectionOptions) {
+            let window = SceneWindow(scene: scene, title: "Contract")
+            let navigation = NavigationController()
+            scene.task { [screen] in
+                await navigation.setScreens([screen])
+                await window.setRoot(navigation)
+            }
+        }
+    }
+
+    final class ContractAppDelegate: ApplicationDelegate {
+        func application(_ application: Application, configurationForConnecting session: SceneSession,
+                         options: ConnectionOptions) -> SceneConfiguration {
+            SceneConfiguration(name: "Main") { ContractSceneDelegate() }
+        }
+    }
+
+    func open() async throws -> (SceneHost, HostedWindow) {
+        let host = try await SceneHost.launch(delegate: ContractAppDelegate(), storage: try SQLiteStorage.inMemory())
+        let window = try await host.openWindow()
+        try await host.waitUntil("the screen") { window.node("table") != nil }
+        return (host, window)
+    }
+
+    @Test func aRowNothingSelectsIsDrawnStillAndOneThatIsAnsweredIsNot() async throws {
+        let (_, window) = try await open()
+        #expect(window.node("selected")?.props["selectable"] == nil)
+        #expect(window.node("still")?.props["selectable"] == .bool(false))
+        #expect(window.node(ContractScreen.keyed.id(for: "a"))?.props["selectable"] == nil, "keyed rows answer through handleRows")
+    }
+
+    @Test func whatNothingAnswersIsTakenAwayAndWhatIsAnsweredStays() async throws {
+        let (_, window) = try await open()
+        let row = try #require(window.node("deletable"))
+        #expect(row.props["deletable"] == nil)
+        #expect(row.props["actions"] == .array([.object(["name": .string("pin"), "label": .string("Pin")])]))
+        #expect(window.node("button-answered")?.props["disabled"] == nil)
+        #expect(window.node("button-unanswered")?.props["disabled"] == .bool(true))
+        #expect(window.node("field-unanswered")?.props["readOnly"] == .bool(true))
+        #expect(window.node("bar-answered")?.props["disabled"] == nil)
+        #expect(window.node("bar-unanswered")?.props["disabled"] == .bool(true))
+    }
+
+    @Test func aRowInsertedByAPatchIsCheckedToo() async throws {
+        let (host, window) = try await open()
+        let screen = try #require(window.delegate(as: ContractSceneDelegate.self)).screen
+        screen.insertStillRow()
+        try await host.waitUntil("the inserted row") { window.node("inserted-1") != nil }
+        #expect(window.node("inserted-1")?.props["selectable"] == .bool(false))
+    }
+
+    @Test func anActionOnAStillRowIsAnUnknownActionAndChangesNothing() async throws {
+        let (host, window) = try await open()
+        await #expect(throws: ScreenError.unknownAction(node: "still", name: "select")) {
+            try await host.perform(.select, on: "still", in: window)
+        }
+        await #expect(throws: ScreenError.unknownAction(node: "button-unanswered", name: "tap")) {
+            try await host.perform(.tap, on: "button-unanswered", in: window)
+        }
+    }
+}
