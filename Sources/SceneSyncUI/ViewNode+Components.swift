@@ -65,17 +65,20 @@ extension ViewNode {
         ViewNode(id: id, kind: .form, children: sections)
     }
 
-    /// An editable field. `value` is the stored value; `draft` is unsaved text to show instead.
-    /// `onCommit` gets the text when the user leaves the field or presses Enter.
+    /// An editable field. `value` is the stored value; `draft` is unsaved text to show instead;
+    /// `hint` says what the field takes, under it (and to assistive technology, as the field's
+    /// description). `onCommit` gets the text when the user leaves the field or presses Enter.
     public static func textField(
         id: String, label: String, value: String, draft: String? = nil, placeholder: String? = nil,
-        inputMode: InputMode = .text, error: String? = nil, onCommit: (@MainActor @Sendable (String) async throws -> Void)? = nil
+        inputMode: InputMode = .text, hint: String? = nil, error: String? = nil,
+        onCommit: (@MainActor @Sendable (String) async throws -> Void)? = nil
     ) -> ViewNode {
         var actions = NodeActions()
         actions.on(.commit, text: onCommit)
         return ViewNode(id: id, kind: .textField, props: props([
             "label": .string(label), "value": .string(value), "draft": draft.map(ViewValue.string),
             "placeholder": placeholder.map(ViewValue.string), "inputMode": .string(inputMode.rawValue), "error": error.map(ViewValue.string),
+            "hint": hint.map(ViewValue.string),
         ]), actions: actions)
     }
 

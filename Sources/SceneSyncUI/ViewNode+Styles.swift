@@ -117,6 +117,8 @@ extension ViewNode {
         case inputMode
         /// A field's error.
         case error
+        /// What a field takes, said under it, such as "Whole dollars".
+        case hint
         /// Whether a button is disabled.
         case disabled
         /// An image's source.

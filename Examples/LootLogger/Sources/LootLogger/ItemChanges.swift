@@ -55,11 +55,19 @@ public enum ItemValidation {
         return trimmed
     }
 
-    /// A value in dollars parsed strictly: ASCII digits, optionally after a `$`, from 0 to
-    /// 1,000,000,000. `"abc"`, `"-5"`, `"1e99"` and `"4.5"` are refused, never read as 0.
+    /// A value in dollars parsed strictly: ASCII digits, optionally after a `$`, grouped by
+    /// thousands with commas or not (`1,250` as the list shows it, or `1250`), from 0 to
+    /// 1,000,000,000. `"abc"`, `"-5"`, `"1e99"`, `"4.5"` and `"1,25"` are refused, never read as 0.
     public static func value(_ text: String) throws(ItemStoreError) -> Int {
         var digits = Substring(text.trimmingCharacters(in: .whitespaces))
         if digits.first == "$" { digits = digits.dropFirst() }
+        if digits.contains(",") {
+            // Groups of three after the first, which has one to three digits.
+            let groups = digits.split(separator: ",", omittingEmptySubsequences: false)
+            guard let first = groups.first, (1...3).contains(first.count), groups.dropFirst().allSatisfy({ $0.count == 3 })
+            else { throw .invalidValue(text) }
+            digits = Substring(groups.joined())
+        }
         guard !digits.isEmpty, digits.count <= 10,
               digits.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }),
               let value = Int(digits), value <= ItemLimits.maximumValue

@@ -7,8 +7,8 @@ extension ItemsState {
         let mostValuable = items.max { $0.valueInDollars < $1.valueInDollars }
         return WidgetSummary(title: "LootLogger", lines: [
             .init(label: "Items", text: "\(items.count)"),
-            .init(label: "Total value", text: "$\(totalValue)"),
-            .init(label: "Most valuable", text: mostValuable.map { "\($0.name), $\($0.valueInDollars)" } ?? "—"),
+            .init(label: "Total value", text: Dollars.format(totalValue)),
+            .init(label: "Most valuable", text: mostValuable.map { "\($0.name), \(Dollars.format($0.valueInDollars))" } ?? "—"),
         ])
     }
 }

@@ -29,11 +29,30 @@ struct ItemStoreTests {
         #expect(await store.items.count == 50)
     }
 
+    /// A value may be typed as the list shows it, grouped by thousands.
+    @Test(arguments: [("1,250", 1250), ("$1,250", 1250), ("1250", 1250), ("$1,000,000,000", 1_000_000_000), ("999", 999)])
+    func aValueGroupedByThousandsIsRead(text: String, dollars: Int) throws {
+        #expect(try ItemValidation.value(text) == dollars)
+    }
+
+    @Test func moneyIsShownGroupedByThousands() {
+        #expect(Dollars.format(1_000_000_000) == "$1,000,000,000")
+        #expect(Dollars.format(1250) == "$1,250")
+        #expect(Dollars.format(7) == "$7")
+        #expect(Dollars.grouped(10_000) == "10,000")
+    }
+
     static let refusedUpdates: [(ItemChanges, ItemStoreError)] = [
         (ItemChanges(value: "abc"), .invalidValue("abc")),
         (ItemChanges(value: "-5"), .invalidValue("-5")),
         (ItemChanges(value: "1e99"), .invalidValue("1e99")),
         (ItemChanges(value: "4.5"), .invalidValue("4.5")),
+        (ItemChanges(value: "1,25"), .invalidValue("1,25")),
+        (ItemChanges(value: "1,0000"), .invalidValue("1,0000")),
+        (ItemChanges(value: ",250"), .invalidValue(",250")),
+        (ItemChanges(value: "1250,"), .invalidValue("1250,")),
+        (ItemChanges(value: "1,,250"), .invalidValue("1,,250")),
+        (ItemChanges(value: "1,000,000,001"), .invalidValue("1,000,000,001")),
         (ItemChanges(value: ""), .invalidValue("")),
         (ItemChanges(value: "1000000001"), .invalidValue("1000000001")),
         (ItemChanges(value: "99999999999999999999"), .invalidValue("99999999999999999999")),

@@ -104,8 +104,8 @@ struct LootLoggerSceneTests {
             sizes.append(try JSONEncoder().encode(ops).count)
         }
         // The row's patch is the same; the footer ("100 items — $106 total" against
-        // "10000 items — $10006 total") differs only by the digits of its two numbers.
-        #expect(sizes[1] - sizes[0] == 4)
+        // "10,000 items — $10,006 total") differs only by the digits of its two numbers.
+        #expect(sizes[1] - sizes[0] == 6)
         #expect(sizes.allSatisfy { $0 < 512 })
     }
 

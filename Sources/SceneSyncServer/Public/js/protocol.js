@@ -55,7 +55,7 @@ export const P = freeze({
   placeholder: "placeholder", inputMode: "inputMode", error: "error", disabled: "disabled",
   src: "src", alt: "alt", text: "text", style: "style", message: "message", buttons: "buttons",
   accepted: "accepted", focus: "focus", sender: "sender", time: "time", mine: "mine", fromHere: "fromHere",
-  button: "button", selectable: "selectable", readOnly: "readOnly",
+  button: "button", selectable: "selectable", readOnly: "readOnly", hint: "hint",
 });
 
 /** Fields of the objects in `actions` (rows) and `buttons` (alerts). */

@@ -69,7 +69,8 @@ public final class ItemDetailScreen: ScreenController {
                     try await self?.commit(ItemChanges(serialNumber: text), typed: text, in: NodeID.serialNumber)
                 },
                 .textField(id: NodeID.value, label: "Value", value: String(item.valueInDollars),
-                           draft: draft(for: NodeID.value), inputMode: .numeric, error: errors[NodeID.value]) { [weak self] text in
+                           draft: draft(for: NodeID.value), inputMode: .numeric, hint: "In whole dollars, such as 250",
+                           error: errors[NodeID.value]) { [weak self] text in
                     try await self?.commit(ItemChanges(value: text), typed: text, in: NodeID.value)
                 },
                 .label(id: NodeID.dateCreated, label: "Date Created", value: Self.format(item.dateCreated)),

@@ -136,7 +136,7 @@ public final class ItemsScreen: ScreenController {
 
     private var footer: String {
         let count = items.count
-        return "\(count) \(count == 1 ? "item" : "items") — \(Self.dollars(total)) total"
+        return "\(Dollars.grouped(count)) \(count == 1 ? "item" : "items") — \(Self.dollars(total)) total"
     }
 
     private var emptyState: ViewNode {
@@ -166,5 +166,5 @@ public final class ItemsScreen: ScreenController {
         window?.scene?.restorationActivityDidChange()
     }
 
-    static func dollars(_ value: Int) -> String { "$\(value)" }
+    static func dollars(_ value: Int) -> String { Dollars.format(value) }
 }

@@ -22,16 +22,18 @@ export const textField = {
     const errorId = uid("error");
     const changedId = uid("changed");
     const unsavedId = uid("unsaved");
+    const hintId = uid("hint");
     const label = h("label", { class: "ss-field-label", for: inputId });
     const input = h("input", { class: "ss-field-input", id: inputId, type: "text", autocomplete: "off", spellcheck: "false" });
     const dot = h("span", { class: "ss-field-dot", "aria-hidden": "true", title: TEXT.unsaved });
     const unsaved = h("span", { class: CLS.visuallyHidden, id: unsavedId }, TEXT.unsaved);
     const changed = h("p", { class: "ss-field-changed", id: changedId, role: "status", hidden: true }, TEXT.changedElsewhere);
     const error = h("p", { class: "ss-field-error", id: errorId, hidden: true });
+    const hint = h("p", { class: "ss-field-hint", id: hintId, hidden: true });
     const el = h("div", { class: "ss-field" },
-      h("div", { class: "ss-field-line" }, label, dot, input), unsaved, changed, error);
+      h("div", { class: "ss-field-line" }, label, dot, input), unsaved, changed, error, hint);
     const s = {
-      input, label, error, changed, unsaved, errorId, changedId, unsavedId,
+      input, label, error, changed, unsaved, hint, errorId, changedId, unsavedId, hintId,
       server: "", // the last value the server sent
       committed: null, // text sent with commit, not yet reflected in `server`
       draftSent: false,
@@ -39,6 +41,8 @@ export const textField = {
       changedElsewhere: false,
       clientError: null,
       serverError: null,
+      // The server's error for text since changed: not shown, until the field is committed again.
+      setAside: null,
       errorTimer: 0,
     };
     el._ss = s;
@@ -49,6 +53,10 @@ export const textField = {
       if (text !== s.server && text !== s.committed) {
         s.committed = text;
         s.draftSent = false;
+        // Until the answer: the error set aside stays away only if this text is accepted (the
+        // server then clears it); refused again with the same words, it shows again.
+        if (s.setAside !== null) s.serverError = s.setAside;
+        s.setAside = null;
         send(ACTION.commit, text);
       }
       s.changedElsewhere = false;
@@ -57,6 +65,11 @@ export const textField = {
     input.addEventListener("input", () => {
       s.committed = null;
       s.clientError = null;
+      // The error was about the text refused; this is other text.
+      if (s.serverError !== null) {
+        s.setAside = s.serverError;
+        s.serverError = null;
+      }
       clearTimeout(s.timer);
       s.timer = setTimeout(() => {
         s.draftSent = true;
@@ -118,7 +131,12 @@ export const textField = {
       s.changedElsewhere = false;
     }
     if (answersCommit || s.committed === value) s.committed = null;
-    s.serverError = props[P.error] ?? null;
+    const serverError = props[P.error] ?? null;
+    if (serverError === null) s.setAside = null;
+    s.serverError = serverError !== null && serverError === s.setAside ? null : serverError;
+    const hint = props[P.hint] ?? null;
+    show(s.hint, Boolean(hint));
+    setText(s.hint, hint ?? "");
     refresh(el);
   },
 
@@ -160,7 +178,8 @@ function refresh(el) {
   setAttr(s.error, "role", s.clientError ? "alert" : null);
   el.classList.toggle(CLS.invalid, Boolean(message));
   setAttr(s.input, "aria-invalid", message ? "true" : null);
-  const described = [message ? s.errorId : null, s.changedElsewhere ? s.changedId : null, unsaved ? s.unsavedId : null].filter(Boolean);
+  const described = [message ? s.errorId : null, s.changedElsewhere ? s.changedId : null, unsaved ? s.unsavedId : null,
+    s.hint.hidden ? null : s.hintId].filter(Boolean);
   setAttr(s.input, "aria-describedby", described.length ? described.join(" ") : null);
 }
 
