@@ -4,7 +4,10 @@ import Testing
 
 /// `HEAD` and `OPTIONS` on every route, over real sockets written by hand, so that a body sent
 /// where none may be (an answer to HEAD) shows.
-@Suite struct HeadAndOptionsTests {
+///
+/// One test at a time: each starts a server, and a dozen starting at once on a small machine hold up
+/// the other suites' servers past their timeouts.
+@Suite(.serialized) struct HeadAndOptionsTests {
     /// One answer, read whole: the request asks the server to close after it.
     struct Answer {
         let status: Int

@@ -4,7 +4,8 @@ import Testing
 
 /// `HEAD` and `OPTIONS` on the menu API as the real server routes it, over a socket written by
 /// hand so that a body sent where none may be (an answer to HEAD) shows.
-@Suite struct HeadAndOptionsAPITests {
+/// One test at a time, as the server suite's HeadAndOptionsTests: each starts a server.
+@Suite(.serialized) struct HeadAndOptionsAPITests {
     /// Sends one request with `Connection: close` and reads until the server closes, on a thread
     /// of its own: the socket blocks, and must not hold one of the threads the server runs on.
     static func send(_ method: String, _ path: String, to server: LiveRestaurant) async throws
