@@ -8,13 +8,8 @@ import SceneSyncTesting
 import Testing
 
 struct KitchenTimerTests {
-    /// Runs the kitchen timer of `restaurant` until `body` returns.
     func withTimer(_ restaurant: RestaurantController, _ body: () async throws -> Void) async throws {
-        let running = Task { try await KitchenTimer(restaurant: restaurant, logger: .init(label: "test")).run() }
-        defer { running.cancel() }
-        try await body()
-        running.cancel()
-        try await running.value
+        try await withKitchenTimer(restaurant, body)
     }
 
     @Test func anOrderTurnsReadyWhenItsTimeIsUp() async throws {
@@ -43,10 +38,12 @@ struct KitchenTimerTests {
         let order = try await first.submitOrder(menuIDs: [1])
         await first.controller.close()
 
-        // The server comes back 20 minutes later: the 8-minute order fell due meanwhile.
+        // The server comes back 20 minutes later: the 8-minute order fell due meanwhile. (Ready
+        // orders are kept an hour for pick-up here, so that it stays to be looked at.)
         let later = ManualClock()
+        let keep = OrderLimits(pickupTime: .seconds(60 * 60))
         let second = try await openRestaurant(try SQLiteStorage(path: path),
-                                              clock: KitchenClock(later, startingAt: testEpoch.addingTimeInterval(20 * 60)))
+                                              clock: KitchenClock(later, startingAt: testEpoch.addingTimeInterval(20 * 60)), limits: keep)
         let start = await second.snapshot().sequence
         let recorder = EventRecorder(second.events(after: start))
         try await withTimer(second) {
@@ -57,7 +54,7 @@ struct KitchenTimerTests {
 
         // And once more: it is not marked ready twice.
         let third = try await openRestaurant(try SQLiteStorage(path: path),
-                                             clock: KitchenClock(ManualClock(), startingAt: testEpoch.addingTimeInterval(30 * 60)))
+                                             clock: KitchenClock(ManualClock(), startingAt: testEpoch.addingTimeInterval(30 * 60)), limits: keep)
         let sequence = await third.snapshot().sequence
         try await withTimer(third) {
             try await Task.sleep(for: .milliseconds(100))

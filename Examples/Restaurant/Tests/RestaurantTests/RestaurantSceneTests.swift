@@ -17,10 +17,7 @@ struct RestaurantSceneTests {
     func launch(
         _ storage: any SceneSyncStorage, clock: KitchenClock = .system, limits: OrderLimits = .init()
     ) async throws -> (SceneHost, RestaurantController) {
-        let delegate = RestaurantAppDelegate(menu: testMenu, images: DishImages.standard(), clock: clock, limits: limits,
-                                             logger: Logger(label: "test"))
-        let host = try await SceneHost.launch(delegate: delegate, storage: storage)
-        return (host, try #require(delegate.restaurant))
+        try await launchRestaurant(storage, clock: clock, limits: limits)
     }
 
     func tab(_ id: String) -> String { SceneWindow.NodeID.tab(id) }

@@ -2,13 +2,15 @@ import Foundation
 public import Logging
 import SceneSync
 
-/// The kitchen's timer: it says each order is ready when its time is up.
+/// The kitchen's timer: it says each order is ready when its time is up, and takes a ready order
+/// nobody picked up off the kitchen list at its ``RestaurantController/pickupDeadline(for:)``.
 ///
-/// It sleeps until the next order is due, or until something changes in the restaurant (a new
-/// order may be due sooner), then marks every due order ready. Readiness is an event like any
-/// other: durable, and marked once. After a restart the timer first marks ready whatever fell due
-/// while the server was down. Run it for as long as the restaurant is open; it returns when its
-/// task is cancelled.
+/// It sleeps until the next order is due (to be ready, or to leave), or until something changes in
+/// the restaurant (a new order may be due sooner), then marks every due order ready and clears
+/// every uncollected one. Both are events like any other: durable, and done once. After a restart
+/// the timer first catches up with whatever fell due while the server was down. Run it for as long
+/// as the restaurant is open, on one node at a time (an app service); it returns when its task is
+/// cancelled.
 ///
 /// ```swift
 /// let timer = KitchenTimer(restaurant: restaurant, logger: logger)
@@ -25,29 +27,44 @@ public struct KitchenTimer: Sendable {
         self.logger = logger
     }
 
-    /// Marks orders ready as they fall due, until the task is cancelled.
+    /// Marks orders ready as they fall due, and clears ready orders not picked up in time, until
+    /// the task is cancelled.
     public func run() async throws {
         let clock = restaurant.clock
+        let restaurant = restaurant
         while !Task.isCancelled {
             let snapshot = await restaurant.snapshot()
             let now = clock.now
             let preparing = snapshot.state.ordersInPreparation
             let due = preparing.filter { $0.readyAt <= now }
             if !due.isEmpty {
-                await markReady(due)
+                await each(due, "mark an order ready", done: "Order is ready") { try await restaurant.markReady($0) }
                 continue
             }
-            await waitUntil(preparing.map(\.readyAt).min(), orAnEventAfter: snapshot.sequence)
+            let ready = snapshot.state.kitchen.filter(\.isReady)
+            let uncollected = ready.filter { restaurant.pickupDeadline(for: $0) <= now }
+            if !uncollected.isEmpty {
+                await each(uncollected, "clear an uncollected order", done: "Order was not picked up; it left the kitchen list") {
+                    try await restaurant.clearUncollected($0)
+                }
+                continue
+            }
+            let next = (preparing.map(\.readyAt) + ready.map(restaurant.pickupDeadline(for:))).min()
+            await waitUntil(next, orAnEventAfter: snapshot.sequence)
         }
     }
 
-    private func markReady(_ orders: [KitchenOrder]) async {
+    /// Runs `intent` for each of `orders`; after a failure, waits a second and lets the loop look again.
+    private func each(
+        _ orders: [KitchenOrder], _ what: String, done: Logger.Message,
+        _ intent: (Int) async throws -> Bool
+    ) async {
         for order in orders {
             do {
-                try await restaurant.markReady(order.number)
-                logger.debug("Order is ready", metadata: ["order": "\(order.number)"])
+                _ = try await intent(order.number)
+                logger.debug(done, metadata: ["order": "\(order.number)"])
             } catch {
-                logger.error("Could not mark an order ready; trying again shortly",
+                logger.error("Could not \(what); trying again shortly",
                              metadata: ["order": "\(order.number)", "error": "\(error)"])
                 try? await restaurant.clock.sleep(until: restaurant.clock.now.addingTimeInterval(1))
                 return

@@ -22,13 +22,18 @@ public struct OrderLimits: Equatable, Sendable {
     /// The most client addresses whose rate is kept at once; an address idle long enough to have
     /// its whole burst back is forgotten first.
     public var maximumTrackedClients: Int
+    /// How long a ready order waits in the kitchen list to be picked up, counted from its ready
+    /// time, before it leaves by itself. Real time on the kitchen's clock: people take as long to
+    /// come for an order however quick the kitchen is (`--kitchen-minute` does not shorten it).
+    public var pickupTime: Duration
 
     /// Limits a restaurant's customers would not notice: 50 dishes an order, 100 orders in the
     /// kitchen and 10 per client address, 5 orders at once and then one every 2 seconds from an
-    /// address, 10,000 addresses followed.
+    /// address, 10,000 addresses followed, and a ready order kept 10 minutes for pick-up.
     public init(
         maximumDishesPerOrder: Int = 50, maximumOrdersInPreparation: Int = 100, maximumOrdersInPreparationPerClient: Int = 10,
-        orderBurst: Int = 5, orderInterval: Duration = .seconds(2), maximumTrackedClients: Int = 10_000
+        orderBurst: Int = 5, orderInterval: Duration = .seconds(2), maximumTrackedClients: Int = 10_000,
+        pickupTime: Duration = .seconds(10 * 60)
     ) {
         self.maximumDishesPerOrder = maximumDishesPerOrder
         self.maximumOrdersInPreparation = maximumOrdersInPreparation
@@ -36,5 +41,6 @@ public struct OrderLimits: Equatable, Sendable {
         self.orderBurst = orderBurst
         self.orderInterval = orderInterval
         self.maximumTrackedClients = maximumTrackedClients
+        self.pickupTime = pickupTime
     }
 }

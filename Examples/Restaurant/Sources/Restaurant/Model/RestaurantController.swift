@@ -128,6 +128,44 @@ public final class RestaurantController: Sendable {
         return !envelopes.isEmpty
     }
 
+    /// Says the ready order `number` was picked up: it leaves the kitchen list in every window.
+    ///
+    /// - Throws: ``RestaurantError/unknownOrder(_:)`` if the kitchen has no such order (it may have
+    ///   been picked up in another window), or ``RestaurantError/orderNotReady(_:)`` while it is
+    ///   still being made.
+    public func pickUp(_ number: Int, origin: SceneSession.ID?) async throws(RestaurantError) {
+        try await perform(origin: origin) { state throws(RestaurantError) in
+            guard let order = state.kitchenOrder(number) else { throw .unknownOrder(number) }
+            guard order.isReady else { throw .orderNotReady(number) }
+            return [.orderPickedUp(number: number)]
+        }
+    }
+
+    /// When the ready `order` leaves the kitchen list by itself if nobody picks it up:
+    /// ``OrderLimits/pickupTime`` after its ready time.
+    public func pickupDeadline(for order: KitchenOrder) -> Date {
+        Self.pickupDeadline(for: order, after: limits.pickupTime)
+    }
+
+    private static func pickupDeadline(for order: KitchenOrder, after time: Duration) -> Date {
+        let (seconds, attoseconds) = time.components
+        return order.readyAt.addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
+    }
+
+    /// Takes the ready order `number` off the kitchen list if its ``pickupDeadline(for:)`` has
+    /// passed, as the kitchen timer does. Returns whether it left.
+    @discardableResult
+    public func clearUncollected(_ number: Int) async throws(RestaurantError) -> Bool {
+        let clock = clock
+        let time = limits.pickupTime
+        let envelopes = try await perform(origin: nil) { state in
+            guard let order = state.kitchenOrder(number), order.isReady,
+                  Self.pickupDeadline(for: order, after: time) <= clock.now else { return [] }
+            return [.orderUncollected(number: number)]
+        }
+        return !envelopes.isEmpty
+    }
+
     /// Takes an order into the kitchen. The limits are checked against the state the order is
     /// decided on, so that orders decided one after another cannot pass a limit together.
     private func submit(

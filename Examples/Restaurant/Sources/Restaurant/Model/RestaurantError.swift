@@ -19,6 +19,10 @@ public enum RestaurantError: Error, Equatable, Sendable, CustomStringConvertible
     case unknownLine(UUID)
     /// A move to a place outside the order.
     case moveOutOfRange(index: Int, count: Int)
+    /// The kitchen has no order with this number (it may have been picked up in another window).
+    case unknownOrder(Int)
+    /// The order with this number is still being made: it cannot be picked up yet.
+    case orderNotReady(Int)
     /// The change could not be saved; nothing of it was kept.
     case notSaved(reason: String)
 
@@ -32,6 +36,8 @@ public enum RestaurantError: Error, Equatable, Sendable, CustomStringConvertible
         case .tooManyOrdersInPreparation: "tooManyOrdersInPreparation"
         case .unknownLine: "unknownLine"
         case .moveOutOfRange: "moveOutOfRange"
+        case .unknownOrder: "unknownOrder"
+        case .orderNotReady: "orderNotReady"
         case .notSaved: "notSaved"
         }
     }
@@ -53,6 +59,10 @@ public enum RestaurantError: Error, Equatable, Sendable, CustomStringConvertible
             "That dish is no longer in the order; it may have been removed in another window."
         case let .moveOutOfRange(index, count):
             "A dish cannot move to position \(index) of an order of \(count)."
+        case let .unknownOrder(number):
+            "The kitchen has no order #\(number); it may have been picked up already."
+        case let .orderNotReady(number):
+            "Order #\(number) is not ready yet, so it cannot be picked up."
         case let .notSaved(reason):
             "The change could not be saved: \(reason)"
         }

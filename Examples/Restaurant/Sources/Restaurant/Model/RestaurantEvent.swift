@@ -13,4 +13,9 @@ public enum RestaurantEvent: UpdateEvent {
     case orderSubmitted(KitchenOrder)
     /// The order numbered `number` is ready.
     case orderReady(number: Int)
+    /// The ready order numbered `number` was picked up: it leaves the kitchen list.
+    case orderPickedUp(number: Int)
+    /// The ready order numbered `number` was not picked up within ``OrderLimits/pickupTime``
+    /// of its ready time: it leaves the kitchen list by itself.
+    case orderUncollected(number: Int)
 }

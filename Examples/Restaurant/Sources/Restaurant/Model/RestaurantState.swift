@@ -4,20 +4,25 @@ public import SceneSync
 /// The restaurant's state: the order every window shares, and the orders in the kitchen.
 public struct RestaurantState: ModelState, Equatable {
     public static func == (lhs: RestaurantState, rhs: RestaurantState) -> Bool {
-        lhs.order == rhs.order && lhs.kitchen == rhs.kitchen
+        lhs.order == rhs.order && lhs.kitchen == rhs.kitchen && lhs.lastOrderNumber == rhs.lastOrderNumber
     }
 
     public typealias Event = RestaurantEvent
 
     /// The shared order's dishes, in the order the user gave them.
     public private(set) var order: [OrderLine] = []
-    /// The orders the kitchen has, oldest first: those still being made, and the latest ready
-    /// ones (at most ``RestaurantLimits/keptKitchenOrders`` in all).
+    /// The orders the kitchen has, oldest first: those still being made, and the ready ones not
+    /// yet picked up (at most ``RestaurantLimits/keptKitchenOrders`` in all).
     public private(set) var kitchen: [KitchenOrder] = []
+    /// The number of the last order submitted, kept apart from ``kitchen`` so that numbers never
+    /// repeat once orders leave it.
+    public private(set) var lastOrderNumber = 0
 
     static let orderCollection = "order"
     static let orderKey = "current"
     static let kitchenCollection = "kitchen"
+    static let countersCollection = "counters"
+    static let lastOrderNumberKey = "lastOrderNumber"
 
     /// A restaurant that has never taken an order.
     public init() {}
@@ -27,10 +32,13 @@ public struct RestaurantState: ModelState, Equatable {
         order = try records.decode(Self.orderCollection, as: [OrderLine].self)[Self.orderKey] ?? []
         orderTotalInCents = order.reduce(0) { $0 + $1.priceInCents }
         kitchen = try records.decode(Self.kitchenCollection, as: KitchenOrder.self).values.sorted { $0.number < $1.number }
+        // A restaurant saved before orders could leave the list has no counter: its newest order's number is the last.
+        let saved = try records.decode(Self.countersCollection, as: Int.self)[Self.lastOrderNumberKey] ?? 0
+        lastOrderNumber = max(saved, kitchen.last?.number ?? 0)
     }
 
     /// The number the next submitted order gets.
-    public var nextOrderNumber: Int { (kitchen.last?.number ?? 0) + 1 }
+    public var nextOrderNumber: Int { lastOrderNumber + 1 }
 
     /// The orders the kitchen is still making, oldest first.
     public var ordersInPreparation: [KitchenOrder] { kitchen.filter { !$0.isReady } }
@@ -62,7 +70,10 @@ public struct RestaurantState: ModelState, Equatable {
         case let .orderSubmitted(submitted):
             guard kitchenOrder(submitted.number) == nil else { return [] }
             kitchen.append(submitted)
-            var changes: [RecordChange] = [save(submitted)]
+            lastOrderNumber = max(lastOrderNumber, submitted.number)
+            var changes: [RecordChange] = [
+                save(submitted), .save(collection: Self.countersCollection, key: Self.lastOrderNumberKey, value: lastOrderNumber),
+            ]
             if submitted.source == .sharedOrder {
                 order = []
                 orderTotalInCents = 0
@@ -73,6 +84,11 @@ public struct RestaurantState: ModelState, Equatable {
             guard let index = kitchen.firstIndex(where: { $0.number == number }), !kitchen[index].isReady else { return [] }
             kitchen[index].isReady = true
             return [save(kitchen[index])] + forgetOldReadyOrders()
+        case let .orderPickedUp(number), let .orderUncollected(number):
+            // Only a ready order leaves; the kitchen list forgets it, its number stays taken.
+            guard let index = kitchen.firstIndex(where: { $0.number == number }), kitchen[index].isReady else { return [] }
+            kitchen.remove(at: index)
+            return [.delete(collection: Self.kitchenCollection, key: String(number))]
         }
     }
 

@@ -3,7 +3,9 @@ import SceneSync
 public import SceneSyncUI
 
 /// The Order tab: the shared order's dishes with their total, Edit (delete and reorder) and
-/// Submit, and below them the orders in the kitchen, each counting down to its ready time.
+/// Submit, and below them the orders in the kitchen, each counting down to its ready time. A
+/// ready order's row offers "Picked Up" (``pickedUp``) in its menu; picked up, or not picked up
+/// within ``OrderLimits/pickupTime``, it leaves the list in every window.
 ///
 /// The screen keeps its own copy of the restaurant's state and applies each event to it, then
 /// patches only the rows that changed, in every window. Countdowns tick in the browser from the
@@ -40,6 +42,8 @@ public final class OrderScreen: ScreenController {
     public nonisolated static let lineRows = KeyedRows<UUID>(prefix: "line-")
     /// The kitchen's rows, keyed by order number.
     public nonisolated static let kitchenRows = KeyedRows<Int>(prefix: "kitchen-order-")
+    /// The row action on a ready order in the kitchen: it was picked up.
+    public nonisolated static let pickedUp: ActionName = "pickedUp"
 
     private let restaurant: RestaurantController
     private let pictures: DishPictures
@@ -57,6 +61,11 @@ public final class OrderScreen: ScreenController {
             shown: { [weak self] id in self?.state.index(ofLine: id) != nil },
             onDelete: { [weak self] id in try await self?.restaurant.removeFromOrder(lineID: id, origin: self?.origin) },
             onMove: { [weak self] id, index in try await self?.restaurant.moveInOrder(lineID: id, to: index, origin: self?.origin) })
+        // Every kitchen row answers Picked Up; the restaurant refuses it for an order not ready.
+        handleRows(
+            Self.kitchenRows,
+            shown: { [weak self] number in self?.state.kitchenOrder(number) != nil },
+            actions: [Self.pickedUp: { [weak self] number in try await self?.restaurant.pickUp(number, origin: self?.origin) }])
     }
 
     /// The dishes in the order, as this window knows it.
@@ -97,7 +106,7 @@ public final class OrderScreen: ScreenController {
     }
 
     private var emptyKitchen: ViewNode {
-        .emptyState(id: NodeID.emptyKitchen, title: "No orders yet", message: "Submitted orders show here until they are ready.")
+        .emptyState(id: NodeID.emptyKitchen, title: "No orders yet", message: "Submitted orders show here until they are picked up.")
     }
 
     private func row(for line: OrderLine) -> ViewNode {
@@ -109,7 +118,8 @@ public final class OrderScreen: ScreenController {
         let count = order.lines.count
         return .row(id: NodeID.kitchenOrder(order.number), title: "Order #\(order.number)",
                     subtitle: "\(count) \(count == 1 ? "dish" : "dishes") · \(Money.format(cents: order.totalInCents))",
-                    detail: order.isReady ? "Ready" : nil, countdown: order.isReady ? nil : order.readyAt)
+                    detail: order.isReady ? "Ready" : nil, countdown: order.isReady ? nil : order.readyAt,
+                    actions: order.isReady ? [.init(Self.pickedUp, label: "Picked Up")] : [])
     }
 
     private func barButtons(editing: Bool) -> [ViewNode] {
@@ -154,9 +164,15 @@ public final class OrderScreen: ScreenController {
             let kitchenBefore = state.kitchen
             _ = state.apply(event)
             patches += kitchenPatches(from: kitchenBefore)
-            if state.kitchenOrder(number)?.isReady == true, kitchenBefore.first(where: { $0.number == number })?.isReady == false {
-                patches.append(.set(NodeID.kitchenOrder(number), [.detail: .string("Ready"), .countdown: .null]))
+            if let order = state.kitchenOrder(number), order.isReady, kitchenBefore.first(where: { $0.number == number })?.isReady == false {
+                patches.append(.set(NodeID.kitchenOrder(number), [
+                    .detail: .string("Ready"), .countdown: .null, .actions: row(for: order).props[ViewNode.Property.actions.rawValue] ?? .null,
+                ]))
             }
+        case .orderPickedUp, .orderUncollected:
+            let kitchenBefore = state.kitchen
+            _ = state.apply(event)
+            patches += kitchenPatches(from: kitchenBefore)
         }
         if totalBefore != state.orderTotalInCents || hadLines == state.order.isEmpty {
             patches.append(.set(NodeID.lines, .footer, to: footer.map(ViewValue.string) ?? .null))

@@ -3,8 +3,9 @@ public import SceneSync
 public import SceneSyncUI
 
 /// One Restaurant window: it creates the window, hands it to a ``RestaurantCoordinator``, which
-/// owns navigation, and an ``OrderBadgeController``, which keeps the Order tab's badge. Its
-/// restoration activity is the selected tab and each tab's navigation path.
+/// owns navigation, an ``OrderBadgeController``, which keeps the Order tab's badge, and a
+/// ``ReadyNoticeController``, which tells the window when an order is ready. Its restoration
+/// activity is the selected tab and each tab's navigation path.
 @MainActor
 public final class RestaurantSceneDelegate: SceneDelegate {
     /// The restoration payload.
@@ -22,6 +23,8 @@ public final class RestaurantSceneDelegate: SceneDelegate {
     public private(set) var coordinator: RestaurantCoordinator?
     /// What keeps the Order tab's badge, while the scene is connected.
     public private(set) var badge: OrderBadgeController?
+    /// What tells the window that an order is ready, while the scene is connected.
+    public private(set) var readyNotices: ReadyNoticeController?
     private let pictures: DishPictures
 
     /// Creates the delegate.
@@ -36,20 +39,28 @@ public final class RestaurantSceneDelegate: SceneDelegate {
         self.coordinator = coordinator
         let badge = OrderBadgeController(window: window, tab: RestaurantCoordinator.TabID.order)
         self.badge = badge
+        let readyNotices = ReadyNoticeController(window: window)
+        self.readyNotices = readyNotices
         let restored = session.stateRestorationActivity.flatMap { activity -> NavigationState? in
             guard activity.type == Self.activityType else { return nil }
             return try? activity.decodePayload(as: WindowState.self).navigation
         }
+        let restaurant = restaurant
         scene.task {
+            // Orders ready from now on are news to this window; those ready before are not.
+            let connectedAt = await restaurant.snapshot().sequence
             await coordinator.start(restoring: restored)
             // After the tabs exist, so that the first count has a badge to set.
-            badge.start(following: self.restaurant)
+            badge.start(following: restaurant)
+            readyNotices.start(following: restaurant, after: connectedAt)
         }
     }
 
     public func sceneDidDisconnect(_ scene: Scene) {
         badge?.stop()
         badge = nil
+        readyNotices?.stop()
+        readyNotices = nil
         coordinator = nil
     }
 
