@@ -214,7 +214,14 @@ public final class SceneWindow: SceneUserInterface {
     /// - Throws: what the handler throws, or ``ScreenError`` for an action nothing answers.
     public func handle(_ action: UserAction) async throws {
         if action.node == NodeID.navigationBar, action.name == .back {
-            guard navigation?.pop() != nil else { throw ScreenError.unknownAction(node: action.node, name: action.name.rawValue) }
+            guard let navigation, navigation.screens.count > 1 else {
+                throw ScreenError.unknownAction(node: action.node, name: action.name.rawValue)
+            }
+            if let screen = navigation.screens.last, let unsaved = screen.unsavedWork {
+                confirmDiscarding(unsaved, on: screen, in: navigation)
+            } else {
+                navigation.pop()
+            }
         } else if let tab = tabs.first(where: { NodeID.tab($0.id) == action.node }), action.name == .select {
             // As on iPad: the tab shown, selected again, goes back to its first screen.
             if tab.id == selectedTabID { tab.navigation.popToRoot() } else { selectTab(tab.id) }
@@ -244,6 +251,22 @@ public final class SceneWindow: SceneUserInterface {
         } else {
             throw ScreenError.unknownAction(node: action.node, name: action.name.rawValue)
         }
+    }
+
+    /// The node id of the alert Back shows when it would lose unsaved work.
+    public static let discardChangesAlert = "alert-discard-changes"
+
+    /// Asks before going back from `screen` and losing `unsaved`; Discard forgets it and goes.
+    private func confirmDiscarding(_ unsaved: String, on screen: ScreenController, in navigation: NavigationController) {
+        guard !alerts.contains(where: { $0.id == Self.discardChangesAlert }) else { return }
+        present(Alert(id: Self.discardChangesAlert, title: "Discard changes?", message: unsaved, actions: [
+            .init("Keep Editing", role: .cancel),
+            .init("Discard", role: .destructive) { [weak navigation, weak screen] in
+                guard let navigation, let screen, navigation.screens.last === screen else { return }
+                await screen.discardUnsavedWork()
+                navigation.pop()
+            },
+        ]))
     }
 
     /// The whole window as one tree.

@@ -61,6 +61,15 @@ open class ScreenController {
     /// The screen is about to leave its navigation stack for good.
     open func willBeRemoved() {}
 
+    /// What going back from this screen would lose, such as an edit the model refused, in a
+    /// sentence for the user; `nil` (the default) when nothing would be. When it is not `nil`,
+    /// Back asks first, as iOS does: "Discard changes?", with Keep Editing and Discard.
+    open var unsavedWork: String? { nil }
+
+    /// The user chose Discard: forget what ``unsavedWork`` described (errors, drafts). The screen
+    /// leaves its stack right after.
+    open func discardUnsavedWork() async {}
+
     /// Whether the screen is the one its window shows now.
     public var isVisible: Bool {
         window?.visibleScreen === self

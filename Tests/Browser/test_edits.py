@@ -59,3 +59,33 @@ def test_a_refused_values_error_goes_when_the_text_changes_and_comes_back_if_ref
     wait(browser, lambda d: field(d, "Value").get_attribute("aria-invalid") is None
          and field(d, "Value").get_attribute("value") == "12", "the value accepted")
     assert "whole number" not in browser.find_element(By.TAG_NAME, "main").text
+
+
+def alert_dialog(driver):
+    found = [a for a in driver.find_elements(By.CSS_SELECTOR, "[role=alertdialog]") if a.is_displayed()]
+    return found[0] if found else None
+
+
+def title(driver):
+    return driver.find_element(By.CSS_SELECTOR, ".ss-navbar-title").text.strip()
+
+
+def test_back_with_a_refused_value_asks_before_discarding_it(browser, server):
+    value = one_item(browser, server)
+    name = title(browser)
+    # Typed, then Back at once: the field commits as it loses focus, the store refuses, and Back
+    # asks rather than dropping what was typed without a word.
+    replace_text(value, "12.99")
+    button(browser, "Back").click()
+    dialog = wait(browser, alert_dialog, "the Discard changes? alert")
+    assert "Discard changes?" in dialog.text and "“12.99” in Value was not saved" in dialog.text, dialog.text
+    button(browser, "Keep Editing").click()
+    wait(browser, lambda d: alert_dialog(d) is None, "the alert gone")
+    assert title(browser) == name
+    wait(browser, lambda d: field(d, "Value").get_attribute("value") == "12.99"
+         and field(d, "Value").get_attribute("aria-invalid") == "true", "the refused text kept, with its error")
+
+    button(browser, "Back").click()
+    wait(browser, alert_dialog, "the alert again")
+    button(browser, "Discard").click()
+    wait(browser, lambda d: alert_dialog(d) is None and title(d) == "LootLogger", "back on the list")

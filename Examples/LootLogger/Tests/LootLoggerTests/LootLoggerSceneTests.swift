@@ -177,6 +177,42 @@ struct LootLoggerSceneTests {
         try await host.waitUntil("the stored value") { window.text(Detail.value, "value") == "12" }
     }
 
+    @Test func backWithARefusedValueAsksBeforeDiscardingIt() async throws {
+        let (host, store) = try await launch(try SQLiteStorage.inMemory())
+        let item = try await store.create(name: "Shiny Mac", value: "5", origin: nil)
+        let window = try await host.openWindow()
+        try await host.perform("select", on: Items.row(item.key), in: window)
+        try await host.type("12.99", into: Detail.value, in: window)
+
+        // Back asks; Keep Editing stays, with the error.
+        try await host.back(in: window)
+        let alert = try #require(window.node(SceneWindow.discardChangesAlert))
+        #expect(alert.props["title"] == "Discard changes?")
+        #expect(alert.props["message"] == "“12.99” in Value was not saved. Discard, or keep editing to fix it.")
+        #expect(window.title == "Shiny Mac")
+        try await host.perform("Keep Editing", on: SceneWindow.discardChangesAlert, in: window)
+        #expect(window.node(SceneWindow.discardChangesAlert) == nil)
+        #expect(window.title == "Shiny Mac")
+        #expect(window.text(Detail.value, "error") != nil)
+
+        // Discard goes back, the stored value as it was; the next visit shows no error.
+        try await host.back(in: window)
+        try await host.perform("Discard", on: SceneWindow.discardChangesAlert, in: window)
+        #expect(window.title == "LootLogger")
+        #expect(await store.items == [item])
+        try await host.perform("select", on: Items.row(item.key), in: window)
+        #expect(window.node(Detail.value)?.props["error"] == nil)
+        try await host.back(in: window)
+        #expect(window.title == "LootLogger", "nothing unsaved: Back goes at once")
+
+        // A value refused, then a good one: nothing to ask about.
+        try await host.perform("select", on: Items.row(item.key), in: window)
+        try await host.type("abc", into: Detail.value, in: window)
+        try await host.type("7", into: Detail.value, in: window)
+        try await host.back(in: window)
+        #expect(window.title == "LootLogger")
+    }
+
     @Test func anItemDeletedElsewhereTakesItsDetailWindowBackToTheListAndSaysWhy() async throws {
         let (host, store) = try await launch(try SQLiteStorage.inMemory())
         let item = try await store.create(name: "Fluffy Bear", origin: nil)

@@ -37,6 +37,8 @@ public final class ItemDetailScreen: ScreenController {
     private let store: ItemStore
     private var item: Item?
     private var errors: [String: String] = [:]
+    /// What was typed into each field the store refused, until the field is committed again.
+    private var refused: [String: String] = [:]
 
     /// Creates the screen for the item with `key`.
     public init(store: ItemStore, key: UUID) {
@@ -78,19 +80,38 @@ public final class ItemDetailScreen: ScreenController {
         ])]
     }
 
+    /// A value the store refused would be lost by going back: Back asks first.
+    public override var unsavedWork: String? {
+        let lost = [(NodeID.name, "Name"), (NodeID.serialNumber, "Serial Number"), (NodeID.value, "Value")]
+            .compactMap { field, label in refused[field].map { "“\($0)” in \(label)" } }
+        guard let last = lost.last else { return nil }
+        let joined = lost.count == 1 ? last : lost.dropLast().joined(separator: ", ") + " and " + last
+        return "\(joined) \(lost.count == 1 ? "was" : "were") not saved. Discard, or keep editing to fix \(lost.count == 1 ? "it" : "them")."
+    }
+
+    public override func discardUnsavedWork() async {
+        for field in refused.keys { await clearDraft(for: field) }
+        refused = [:]
+        errors = [:]
+    }
+
     /// Sends one field's edit to the store. A value the store refuses shows its error next to the
     /// field; the stored value stays as it was.
     private func commit(_ changes: ItemChanges, typed text: String, in field: String) async throws {
         do {
             let stored = try await store.update(key, changes, origin: origin)
             errors[field] = nil
+            refused[field] = nil
             await clearDraft(for: field)
             // The answer to this window's own commit, in one patch: the stored text (trimmed, say)
             // replaces what was typed, and the field does not say it changed elsewhere.
             update([.acceptCommit(of: field, storedValue: Self.text(of: field, in: stored), typed: text)])
         } catch let error where error.field != nil {
             errors[field] = error.description
-            update([.setError(of: field, error.description)])
+            refused[field] = text
+            // What was typed stays in the field, as its draft, until it is fixed or discarded.
+            try? await setDraft(text, for: field)
+            update([.setError(of: field, error.description), .set(field, [.draft: .string(text)])])
         }
     }
 
