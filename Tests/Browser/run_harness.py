@@ -205,7 +205,19 @@ def behaviour(r, motion="0"):
     r.node("edit").click()
     r.wait("document.querySelector('[data-node-id=items-table]').classList.contains('ss-editing')")
     delete = r.node(c3).find_element(By.CSS_SELECTOR, ".ss-row-delete")
-    r.check("Delete visible in edit mode", delete.is_displayed() and delete.get_attribute("aria-label") == "Delete")
+    r.check("Delete visible in edit mode", delete.is_displayed() and delete.get_attribute("aria-label") == "Delete…")
+    # Two steps, as in UIKit: the minus shows the row's Delete (and focuses it), sending nothing;
+    # Escape puts it away, focus back on the minus.
+    sent_before = len(r.sent("action"))
+    delete.click()
+    confirm = r.node(c3).find_element(By.CSS_SELECTOR, ".ss-row-confirm-delete")
+    r.check("the minus shows the row's Delete, focused, and sends nothing",
+            confirm.is_displayed() and confirm.text == "Delete" and len(r.sent("action")) == sent_before
+            and r.js("return document.activeElement.classList.contains('ss-row-confirm-delete')"))
+    confirm.send_keys(Keys.ESCAPE)
+    r.check("Escape puts the Delete away, focus back on the minus",
+            not confirm.is_displayed() and r.js("return document.activeElement.classList.contains('ss-row-delete')")
+            and len(r.sent("action")) == sent_before)
     handle = r.node(c3).find_element(By.CSS_SELECTOR, ".ss-row-handle")
     r.check("Reorder handle visible", handle.is_displayed() and handle.get_attribute("aria-label") == "Reorder")
     r.node(c3).find_element(By.CSS_SELECTOR, ".ss-row-main").send_keys(Keys.ALT, Keys.ARROW_UP)
@@ -226,6 +238,7 @@ def behaviour(r, motion="0"):
 
     before = r.js("return document.querySelectorAll('[data-node-id=items] > .ss-section-body > .ss-row').length")
     r.node(a1).find_element(By.CSS_SELECTOR, ".ss-row-delete").click()
+    r.node(a1).find_element(By.CSS_SELECTOR, ".ss-row-confirm-delete").click()
     r.wait(f"!document.querySelector('[data-node-id=\"{a1}\"]')")
     r.check("delete sends delete and the patch removes the row", r.sent("action")[-1]["name"] == "delete" and before == 5)
     r.check("footer updated by set", "4 items" in r.node("items").text)
@@ -392,6 +405,7 @@ def transitions(r, directory):
     time.sleep(0.5)
     r.check("no transforms left after the drag", r.js("return [...document.querySelectorAll('.ss-row')].every(e => !e.style.transform)"))
     r.node(d4).find_element(By.CSS_SELECTOR, ".ss-row-delete").click()
+    r.node(d4).find_element(By.CSS_SELECTOR, ".ss-row-confirm-delete").click()
     time.sleep(0.1)
     paths.append(r.shot(directory, "remove-midway-light"))
     time.sleep(0.5)

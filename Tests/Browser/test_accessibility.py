@@ -116,6 +116,7 @@ def test_the_notice_for_an_item_deleted_in_another_window(browser, server):
         field(other, "Name")
         settled(browser)
         button(browser, "Edit").click()
+        button(browser, "Delete…").click()
         button(browser, "Delete").click()
         notice = wait(other, lambda d: d.find_elements(By.CSS_SELECTOR, "[data-kind=notice]"), "the notice")[0]
         # A pointer resting on the notice keeps it up while the check runs, as it would for a reader.

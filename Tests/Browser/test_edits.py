@@ -89,3 +89,37 @@ def test_back_with_a_refused_value_asks_before_discarding_it(browser, server):
     wait(browser, alert_dialog, "the alert again")
     button(browser, "Discard").click()
     wait(browser, lambda d: alert_dialog(d) is None and title(d) == "LootLogger", "back on the list")
+
+
+def visible_buttons(driver, name):
+    return [b for b in driver.find_elements(By.CSS_SELECTOR, "button")
+            if (b.get_attribute("aria-label") or b.text.strip()) == name and b.is_displayed()]
+
+
+def test_deleting_takes_two_steps_so_enter_pressed_twice_deletes_one_item(browser, server):
+    browser.get(server.url + "/lootlogger")
+    connected(browser)
+    for count in (1, 2, 3):
+        button(browser, "Add").click()
+        wait(browser, lambda d, count=count: len(rows(d)) == count, f"item {count}")
+    button(browser, "Edit").click()
+    minus = wait(browser, lambda d: visible_buttons(d, "Delete…"), "the rows' minus buttons")[0]
+
+    # The minus only shows the row's own Delete, and the focus goes there; nothing is deleted.
+    minus.send_keys(Keys.ENTER)
+    wait(browser, lambda d: d.switch_to.active_element.text.strip() == "Delete", "the row's Delete, focused")
+    assert len(rows(browser)) == 3
+    # Enter again deletes that one item.
+    browser.switch_to.active_element.send_keys(Keys.ENTER)
+    wait(browser, lambda d: len(rows(d)) == 2, "one item deleted")
+
+    # The next row's minus, pressed with Enter: it shows that row's Delete, and deletes nothing.
+    next_minus = wait(browser, lambda d: visible_buttons(d, "Delete…"), "the next minus")[0]
+    next_minus.send_keys(Keys.ENTER)
+    wait(browser, lambda d: d.switch_to.active_element.text.strip() == "Delete", "the next row's Delete, focused")
+    assert len(rows(browser)) == 2
+    # Escape puts it away, the focus back on the minus.
+    browser.switch_to.active_element.send_keys(Keys.ESCAPE)
+    wait(browser, lambda d: not visible_buttons(d, "Delete")
+         and d.switch_to.active_element.get_attribute("aria-label") == "Delete…", "the Delete put away")
+    assert len(rows(browser)) == 2

@@ -178,7 +178,7 @@ def notices(root):
     return [" ".join(s.texts()) for s in region.find_all("status")] if region else []
 
 
-CONTROLS = {"Delete", "Reorder", "More actions"}
+CONTROLS = {"Delete…", "Delete", "Reorder", "More actions"}
 
 
 def row_button(item):
@@ -405,7 +405,7 @@ def test_edit_mode_deletes_and_reorders_in_both_windows(pair):
     press(b, "button", "Edit", within=lambda r: r.find("banner"))
     until(b, lambda r: r.find("banner").find("button", "Done") and main(r).find("button", "Reorder"), "edit mode")
     root = tree(a)
-    assert root.find("banner").find("button", "Edit") and not main(root).find("button", "Delete"), "edit mode is per window"
+    assert root.find("banner").find("button", "Edit") and not main(root).find("button", "Delete…"), "edit mode is per window"
 
     # Alt+Down in a row moves it one place down, from the keyboard. An order line does nothing when
     # pressed, so it is no button: the keys go to a control of its own, its Reorder handle.
@@ -435,16 +435,20 @@ def test_edit_mode_deletes_and_reorders_in_both_windows(pair):
     until(a, lambda r: order_lines(r) == dragged, "the drag in the other window")
 
     # Delete the cheesecake: gone in both, with the total and the badges.
-    delete = until(b, lambda r: next((n for n in main(r).find_all("button", "Delete") if n.description == CHEESECAKE), None),
-                   "the Delete button for the cheesecake")
+    # In two steps, as in UIKit: the minus shows the row's own Delete, which deletes.
+    show_delete = until(b, lambda r: next((n for n in main(r).find_all("button", "Delete…") if n.description == CHEESECAKE), None),
+                        "the minus for the cheesecake")
     settled(b)
+    element(b, show_delete).click()
+    delete = until(b, lambda r: next((n for n in main(r).find_all("button", "Delete") if n.description == CHEESECAKE), None),
+                   "the cheesecake's own Delete")
     element(b, delete).click()
     left = [(SUNDAE, "$6.00"), (CAKE, "$7.50")]
     for d in (a, b):
         until(d, lambda r: order_lines(r) == left and total(r) == "Total $13.50" and badge(r) == "2",
               "the cheesecake deleted, the total and badge after it")
     press(b, "button", "Done", within=lambda r: r.find("banner"))
-    until(b, lambda r: r.find("banner").find("button", "Edit") and not main(r).find("button", "Delete"), "edit mode ended")
+    until(b, lambda r: r.find("banner").find("button", "Edit") and not main(r).find("button", "Delete…"), "edit mode ended")
     no_console_errors(a, b)
 
 

@@ -173,6 +173,7 @@ export const CLS = freeze({
   numeric: "ss-numeric",
   mine: "ss-mine",
   continued: "ss-continued", // a message from the same sender as the one before: its name is not shown again
+  confirming: "ss-confirming", // a row in edit mode showing its Delete button
   role: (role) => `ss-role-${role}`,
 });
 
@@ -180,6 +181,8 @@ export const CLS = freeze({
 export const TEXT = freeze({
   back: "Back",
   delete: "Delete",
+  // The red minus of a row in edit mode: it shows the row's Delete button, which deletes.
+  showDelete: "Delete…",
   reorder: "Reorder",
   dismiss: "Dismiss",
   moreActions: "More actions",

@@ -50,6 +50,21 @@ export const section = {
   },
 };
 
+/**
+ * Shows or puts away a row's Delete button (the second step of deleting in edit mode); with
+ * `moveFocus`, the focus follows: to the Delete button shown, back to the minus put away.
+ */
+function setConfirming(el, confirming, moveFocus) {
+  const s = el._ss;
+  if (confirming && !isEditing(el)) confirming = false;
+  if (s.confirming === confirming) return;
+  s.confirming = confirming;
+  el.classList.toggle(CLS.confirming, confirming);
+  s.del.setAttribute("aria-expanded", String(confirming));
+  show(s.confirm, confirming);
+  if (moveFocus) (confirming ? s.confirm : s.del).focus();
+}
+
 /** Moves a row's content into its button or its plain element, as `selectable` says. */
 function setSelectable(s, selectable) {
   const next = selectable ? s.button : s.still;
@@ -87,19 +102,29 @@ export const row = {
 
     const menu = new Menu((name) => send(name));
     // Every row has a Delete and a Reorder: each says which row it is for (its description is the
-    // row's title), or a list of controls would read "Delete, Delete, Delete".
+    // row's title), or a list of controls would read "Delete, Delete, Delete". Deleting takes two
+    // steps, as in UIKit's edit mode: the red minus shows the row's own Delete button (and takes
+    // the focus there), which deletes; Escape, the minus again, or leaving the row puts it away.
+    // So no single press deletes, and Enter pressed twice on a list deletes one row, not two.
     const del = h("button", {
-      type: "button", class: "ss-row-delete", "aria-label": TEXT.delete, "aria-describedby": titleId, title: TEXT.delete, hidden: true,
+      type: "button", class: "ss-row-delete", "aria-label": TEXT.showDelete, "aria-describedby": titleId,
+      "aria-expanded": "false", title: TEXT.showDelete, hidden: true,
     }, icon("minus"));
-    del.addEventListener("click", () => send(ACTION.delete));
+    const confirm = h("button", {
+      type: "button", class: "ss-row-confirm-delete", "aria-describedby": titleId, hidden: true,
+    }, TEXT.delete);
+    del.setAttribute("aria-controls", uid("confirm"));
+    confirm.id = del.getAttribute("aria-controls");
+    del.addEventListener("click", () => setConfirming(el, !el._ss.confirming, true));
+    confirm.addEventListener("click", () => send(ACTION.delete));
     const handle = h("button", {
       type: "button", class: "ss-row-handle", "aria-label": TEXT.reorder, "aria-describedby": titleId, hidden: true,
     }, icon("grip"));
     const error = h("div", { class: "ss-inline-error", role: "alert", hidden: true });
     const el = h("div", { class: "ss-row", role: "listitem" },
-      h("div", { class: "ss-row-line" }, del, main, menu.button, handle), menu.list, error);
+      h("div", { class: "ss-row-line" }, del, main, menu.button, confirm, handle), menu.list, error);
     el._ss = {
-      main, button: main, still, image, title, subtitle, badge, badgeText, badgeSpoken, detail, chevron, menu, del, handle, error,
+      main, button: main, still, image, confirm, confirming: false, title, subtitle, badge, badgeText, badgeSpoken, detail, chevron, menu, del, handle, error,
       subtitleId, badgeId, detailId, timeId, countdownId, send, errorTimer: 0,
       countdowns: context.countdowns, countdown: null, // the <time> while the row has a countdown
       time: null, // the <time> while the row shows its `time`
@@ -116,6 +141,12 @@ export const row = {
       return true;
     };
     el.addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && el._ss.confirming) {
+        event.preventDefault();
+        event.stopPropagation();
+        setConfirming(el, false, true);
+        return;
+      }
       if (!event.altKey || event.ctrlKey || event.metaKey) return;
       if (event.key !== "ArrowUp" && event.key !== "ArrowDown") return;
       if (moveBy(event.key === "ArrowUp" ? -1 : 1)) event.preventDefault();
@@ -127,6 +158,10 @@ export const row = {
     handle.addEventListener("pointerdown", (event) => {
       const record = tree.get(id);
       if (record && isEditing(el) && record.props[P.movable] === true) startDrag(event, record, (target) => send(ACTION.move, target));
+    });
+    // Leaving the row (focus elsewhere) puts its Delete away.
+    el.addEventListener("focusout", (event) => {
+      if (el._ss.confirming && !el.contains(event.relatedTarget)) setConfirming(el, false, false);
     });
     el.addEventListener("contextmenu", (event) => {
       if (menu.isEmpty || isEditing(el)) return;
@@ -175,6 +210,7 @@ export const row = {
     show(s.chevron, props[P.accessory] === ACCESSORY.disclosure);
     el.classList.toggle(CLS.hasDisclosure, props[P.accessory] === ACCESSORY.disclosure);
     show(s.del, props[P.deletable] === true);
+    if (props[P.deletable] !== true) setConfirming(el, false, false);
     show(s.handle, props[P.movable] === true);
     const actions = Array.isArray(props[P.actions]) ? props[P.actions] : [];
     s.menu.setItems(actions.map((a) => ({ name: a[ITEM.name], label: a[ITEM.label] })), title);
