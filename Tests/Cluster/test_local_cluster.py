@@ -213,16 +213,20 @@ def test_the_cluster_comes_up_serves_through_nginx_survives_a_node_and_stops(dir
     hung = victim % NODES + 1
     stopped = node_pid(directory, hung)
     os.kill(stopped, signal.SIGSTOP)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and (alive(stopped) or not os.path.exists(pid_file(directory, hung))):
-        time.sleep(0.2)
-    assert not alive(stopped), "the watchdog left a hung node running"
-    while time.monotonic() < deadline and cluster("status", directory=directory, check=False).returncode != 0:
-        time.sleep(0.2)
-    restarted = node_pid(directory, hung)
-    assert restarted != stopped and alive(restarted)
-    assert f"node{hung} (pid {stopped}) has not answered" in open(os.path.join(directory, "logs", "watchdog.log")).read()
-    pids.append(restarted)
+    deadline = time.monotonic() + 60
+
+    def restarted():
+        path = pid_file(directory, hung)
+        pid = int(open(path).read()) if os.path.exists(path) else None
+        return pid if pid not in (None, stopped) and alive(pid) and not alive(stopped) else None
+    while time.monotonic() < deadline and not (restarted() and cluster("status", directory=directory, check=False).returncode == 0):
+        time.sleep(0.3)
+    logs = os.path.join(directory, "logs")
+    said = open(os.path.join(logs, "watchdog.log")).read()
+    assert not alive(stopped), f"the watchdog left a hung node running; it said: {said}"
+    assert restarted(), f"node{hung} was not started again; the watchdog said: {said}"
+    assert f"node{hung} (pid {stopped}) has not answered" in said, said
+    pids.append(restarted())
     window, _ = open_window(base)
     window.close()
     cluster("stop", directory=directory)
