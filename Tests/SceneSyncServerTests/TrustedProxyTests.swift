@@ -217,20 +217,7 @@ final class ProxiedServer: Sendable {
     /// `welcome` if the server's first answer to hello is a welcome, `close <code>` if it closes.
     static func verdict(_ connection: RawConnection) async throws -> String {
         while true {
-            let frame = try await connection.read { bytes in
-                guard bytes.count >= 2 else { return nil }
-                var length = Int(bytes[1] & 0x7F), offset = 2
-                if length == 126 {
-                    guard bytes.count >= 4 else { return nil }
-                    length = Int(bytes[2]) << 8 | Int(bytes[3])
-                    offset = 4
-                } else if length == 127 {
-                    guard bytes.count >= 10 else { return nil }
-                    length = bytes[2..<10].reduce(0) { $0 << 8 | Int($1) }
-                    offset = 10
-                }
-                return bytes.count >= offset + length ? offset + length : nil
-            }
+            let frame = try await connection.read(until: RawWebSocket.wholeFrame)
             let offset = frame[1] & 0x7F == 127 ? 10 : frame[1] & 0x7F == 126 ? 4 : 2
             switch frame[0] & 0x0F {
             case 0x1 where String(decoding: frame[offset...], as: UTF8.self).contains(#""type":"welcome""#):

@@ -53,7 +53,7 @@ final class RawWebSocket {
     }
 
     /// The length of the whole server frame at the start of `bytes`, if it is all there.
-    private static func wholeFrame(_ bytes: [UInt8]) -> Int? {
+    static func wholeFrame(_ bytes: [UInt8]) -> Int? {
         guard bytes.count >= 2 else { return nil }
         var length = Int(bytes[1] & 0x7F)
         var offset = 2
