@@ -16,8 +16,10 @@ extension Application {
     /// action is first checked against what was done already: a `ref` up to the last one this
     /// process or the scene's saved session carried out, or one whose intents the storage
     /// committed (``SceneSyncStorage/committedAction(_:)``), is not run again. Otherwise `body`
-    /// runs with ``SceneActionID/current`` set to `action`, so that every intent it performs is
-    /// committed with it.
+    /// runs as one attempt at `action` (``SceneActionID/carryOut(resent:isolation:_:)``), so that every
+    /// intent it performs is committed with it; when another node's attempt committed the action
+    /// first (it ran there meanwhile), this one's intents are not kept and the outcome is
+    /// ``ActionOutcome/alreadyCarriedOut``.
     ///
     /// When `body` returns, the action is recorded on the scene's session, and the scene's
     /// restoration activity is saved at once if the action changed it (a screen pushed, edit mode
@@ -46,7 +48,12 @@ extension Application {
             logger.debug("An action sent again was done already", metadata: ["scene.id": "\(scene.session.id)", "action": "\(action)"])
             return .alreadyCarriedOut
         }
-        try await SceneActionID.$current.withValue(action) { try await body() }
+        if try await action.carryOut(resent: resent, body) == .carriedOutElsewhere {
+            // Another node ran it meanwhile (the window's earlier connection was still there).
+            logger.debug("An action sent again was done elsewhere meanwhile", metadata: ["scene.id": "\(scene.session.id)", "action": "\(action)"])
+            record(action, in: scene)
+            return .alreadyCarriedOut
+        }
         record(action, in: scene)
         await saveActivityIfChanged(for: scene, after: action)
         return .carriedOut

@@ -5,6 +5,8 @@ import Synchronization
 enum CommitFailure: Error {
     /// Another writer committed first; the log's head is `head`.
     case conflict(head: UInt64)
+    /// Actions of the batch were committed by other attempts: their intents are not kept.
+    case actionsCommitted(Set<SceneActionID>)
     /// Anything else: nothing of the batch was kept.
     case failed(ModelControllerError)
 }
@@ -17,12 +19,17 @@ public enum ModelControllerError: Error, Equatable, Sendable, CustomStringConver
     case unencodable(reason: String)
     /// The controller was closed.
     case closed
+    /// The intent was part of a window's action that another attempt (another node's) committed
+    /// first: nothing of it was kept, and ``SceneActionID/carryOut(resent:isolation:_:)`` answers
+    /// ``SceneActionID/AttemptOutcome/carriedOutElsewhere``.
+    case carriedOutElsewhere(SceneActionID)
 
     public var description: String {
         switch self {
         case let .commitFailed(reason): "The change could not be saved: \(reason)"
         case let .unencodable(reason): "The change could not be encoded: \(reason)"
         case .closed: "The model is closed."
+        case let .carriedOutElsewhere(action): "The action \(action) was carried out already."
         }
     }
 }
@@ -35,14 +42,15 @@ final class AcceptedIntent<State: ModelState>: Sendable {
     /// window's action, its check, and its outcome.
     final class Sender: Sendable {
         let origin: SceneSession.ID?
-        let action: SceneActionID?
+        let attempt: ActionAttempt?
+        var action: SceneActionID? { attempt?.action }
         let decide: @Sendable (State) throws -> [State.Event]
         /// The committed envelopes, or why the intent was refused.
         let outcome = Handoff<Result<[EventEnvelope<State.Event>], any Error>>()
 
-        init(origin: SceneSession.ID?, action: SceneActionID? = nil, decide: @escaping @Sendable (State) throws -> [State.Event]) {
+        init(origin: SceneSession.ID?, attempt: ActionAttempt? = nil, decide: @escaping @Sendable (State) throws -> [State.Event]) {
             self.origin = origin
-            self.action = action
+            self.attempt = attempt
             self.decide = decide
         }
     }

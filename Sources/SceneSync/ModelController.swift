@@ -216,7 +216,9 @@ public actor ModelController<State: ModelState> {
     /// success and one refusal, with the error `decide` throws the second time.
     ///
     /// Performed while a window's action runs (``SceneActionID/current`` is set), the intent is
-    /// committed with that action, so that the action sent again is not carried out twice.
+    /// committed with that action, so that the action sent again is not carried out twice: when
+    /// another attempt at the same action (another node's) committed first, the intent is not
+    /// kept and fails with ``ModelControllerError/carriedOutElsewhere(_:)``.
     ///
     /// - Throws: the error `decide` throws; ``ModelControllerError/commitFailed(reason:)`` if the
     ///   transaction failed, or ``ModelControllerError/unencodable(reason:)`` if an event or record
@@ -227,7 +229,7 @@ public actor ModelController<State: ModelState> {
         origin: SceneSession.ID?,
         _ decide: @escaping @Sendable (State) throws -> [State.Event]
     ) async throws -> [EventEnvelope<State.Event>] {
-        guard let intent = try await accept(origin: origin, action: SceneActionID.current, decide) else { return [] }
+        guard let intent = try await accept(origin: origin, attempt: ActionAttempt.current, decide) else { return [] }
         // Encoding is most of an intent's CPU time. Done here, on the sender's task, it runs on any
         // core while the actor goes on checking other intents, instead of queueing on the actor.
         intent.encodeUnlessClaimed(with: encoder)
@@ -280,7 +282,7 @@ public actor ModelController<State: ModelState> {
     /// Checks an intent and queues it for the next commit; `nil` if it caused no events, once
     /// everything it may have read is committed.
     private func accept(
-        origin: SceneSession.ID?, action: SceneActionID?,
+        origin: SceneSession.ID?, attempt: ActionAttempt?,
         _ decide: @escaping @Sendable (State) throws -> [State.Event]
     ) async throws -> AcceptedIntent<State>? {
         guard !isClosed else { throw ModelControllerError.closed }
@@ -289,7 +291,7 @@ public actor ModelController<State: ModelState> {
             await waitForCommit(of: lastAssigned)
             return nil
         }
-        let intent = number(AcceptedIntent.Sender(origin: origin, action: action, decide: decide), events: events)
+        let intent = number(AcceptedIntent.Sender(origin: origin, attempt: attempt, decide: decide), events: events)
         queue.append(intent)
         startWorking()
         return intent
@@ -350,6 +352,8 @@ public actor ModelController<State: ModelState> {
                         "app": "\(app)", "head": "\(head)", "intents": "\(batch.count)"])
                     queue.insert(contentsOf: batch, at: 0)
                     knownHead = max(knownHead, head)
+                case let .actionsCommitted(actions):
+                    dropCarriedOutElsewhere(actions, from: batch)
                 case let .conflict(head):
                     failQueued(batch, error: .commitFailed(
                         reason: "the log's head, \(head), is not past this controller's, \(lastSequence)"))
@@ -490,17 +494,49 @@ public actor ModelController<State: ModelState> {
         var actions: [CommittedAction] = []
         var recorded: Set<SceneActionID> = []
         for intent in batch {
-            guard let action = intent.sender.action, recorded.insert(action).inserted else { continue }
-            actions.append(CommittedAction(action: action, sequence: intent.envelopes[0].sequence))
+            guard let attempt = intent.sender.attempt, recorded.insert(attempt.action).inserted else { continue }
+            actions.append(CommittedAction(
+                action: attempt.action, sequence: intent.envelopes[0].sequence, attempt: attempt.number, resent: attempt.resent))
         }
         do {
             try await storage.commit(CommitBatch(
                 app: app, events: events, changes: changes, trimThrough: trimThrough, actions: actions))
         } catch let StorageError.sequenceConflict(_, expected, _) {
             throw .conflict(head: expected - 1)
+        } catch let StorageError.actionsCommitted(_, committed) {
+            throw .actionsCommitted(Set(committed))
         } catch {
             throw .failed(.commitFailed(reason: "\(error)"))
         }
+    }
+
+    /// Refuses the intents of actions another attempt committed first, in the batch and queued
+    /// after it, and checks the others again: they were checked against a state that held the
+    /// refused ones.
+    private func dropCarriedOutElsewhere(_ actions: Set<SceneActionID>, from batch: [AcceptedIntent<State>]) {
+        var kept: [AcceptedIntent<State>] = []
+        var refused: [(intent: AcceptedIntent<State>, attempt: ActionAttempt)] = []
+        for intent in batch + queue {
+            if let attempt = intent.sender.attempt, actions.contains(attempt.action) {
+                refused.append((intent, attempt))
+            } else {
+                kept.append(intent)
+            }
+        }
+        guard !refused.isEmpty else {
+            // The storage named actions the batch does not hold: committing again would be refused again.
+            failQueued(batch, error: .commitFailed(reason: "the log refused actions the batch does not hold: \(actions)"))
+            return
+        }
+        logger.notice("Another attempt committed these actions first; their intents are not kept", metadata: [
+            "app": "\(app)", "actions": "\(actions.map(\.description).sorted())", "intents": "\(refused.count)"])
+        for (intent, attempt) in refused {
+            attempt.carriedOutElsewhere()
+            intent.sender.outcome.give(.failure(ModelControllerError.carriedOutElsewhere(attempt.action)))
+        }
+        queue = kept
+        recheckQueued()
+        resumeCommitWaiters()
     }
 
     /// A failed batch fails every intent queued after it too, which were checked against a state

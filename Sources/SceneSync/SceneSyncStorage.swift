@@ -118,7 +118,9 @@ public struct CommitBatch: Sendable {
     public let trimThrough: UInt64?
     /// The windows' actions the batch's intents were part of, each once, with the first sequence
     /// number committed for it; kept for ``SceneSyncStorage/committedAction(_:)``. An action
-    /// recorded already (by an earlier batch) keeps its first record.
+    /// recorded already by an earlier batch of the same attempt keeps its first record; one
+    /// recorded by another attempt, when either attempt was sent again, refuses the whole batch
+    /// with ``StorageError/actionsCommitted(app:actions:)``.
     public let actions: [CommittedAction]
 
     /// Creates a batch.
@@ -138,6 +140,10 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A batch's first sequence number does not follow the app's last one: another writer got
     /// there first, or the batch was built from stale state. Nothing was written.
     case sequenceConflict(app: String, expected: UInt64, got: UInt64)
+    /// Actions of the batch were committed already by another attempt at carrying them out
+    /// (another node ran the same window action): the batch, which would do them twice, is
+    /// refused, and nothing was written.
+    case actionsCommitted(app: String, actions: [SceneActionID])
     /// A stored record could not be decoded.
     case corruptRecord(collection: String, key: String, reason: String)
     /// A stored session could not be decoded.
@@ -147,6 +153,8 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case let .sequenceConflict(app, expected, got):
             "The \(app) log expected event \(expected) next but was given \(got)."
+        case let .actionsCommitted(app, actions):
+            "The \(app) log holds \(actions.map(\.description).joined(separator: ", ")) already, committed by another attempt."
         case let .corruptRecord(collection, key, reason):
             "The stored record \(collection)/\(key) could not be read: \(reason)"
         case let .corruptSession(id, reason):

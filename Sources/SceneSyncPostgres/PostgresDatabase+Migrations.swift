@@ -118,6 +118,13 @@ extension PostgresDatabase {
             "ALTER TABLE scenesync_node ADD COLUMN report jsonb",
             "ALTER TABLE scenesync_node ADD COLUMN reported_at timestamptz",
         ]),
+        // Which attempt at a window's action committed it (`SceneActionID.carryOut`), and
+        // whether it was the action sent again: another attempt's commit of the same action is
+        // refused if either was. Rows from before have no attempt and were not sent again.
+        Migration(version: 5, statements: [
+            "ALTER TABLE scenesync_committed_action ADD COLUMN attempt bigint",
+            "ALTER TABLE scenesync_committed_action ADD COLUMN resent boolean NOT NULL DEFAULT false",
+        ]),
     ]
 
     /// The key of the transaction-level advisory lock migrations run under: "SceneSyn" in ASCII.

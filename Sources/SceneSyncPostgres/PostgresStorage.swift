@@ -86,8 +86,13 @@ public final class PostgresStorage: SceneSyncStorage {
                     for try await _ in try await connection.query(query, logger: logger) { taken = true }
                     if !taken {
                         // Another writer got there first (its commit finished before this
-                        // statement's update, which waited for its lock), or the batch is stale.
+                        // statement's update, which waited for its lock), or the batch is stale,
+                        // or another attempt committed one of its actions.
                         let head = try await Self.head(app: app, on: connection, logger: logger)
+                        if head + 1 == firstEvent.sequence {
+                            let elsewhere = try await Self.committedElsewhere(batch.actions, on: connection, logger: logger)
+                            if !elsewhere.isEmpty { throw StorageError.actionsCommitted(app: app, actions: elsewhere) }
+                        }
                         throw StorageError.sequenceConflict(app: app, expected: head + 1, got: firstEvent.sequence)
                     }
                 }
@@ -101,6 +106,30 @@ public final class PostgresStorage: SceneSyncStorage {
                 throw error
             }
         }
+    }
+
+    /// Those of `actions` that another attempt committed, when either attempt was sent again.
+    private static func committedElsewhere(
+        _ actions: [CommittedAction], on connection: PostgresConnection, logger: Logger
+    ) async throws -> [SceneActionID] {
+        guard !actions.isEmpty else { return [] }
+        var binds = PostgresBindings()
+        binds.append(actions.map(\.action.session.rawValue))
+        binds.append(actions.map { Int64($0.action.ref) })
+        binds.append(actions.map { Int64(bitPattern: $0.attempt) })
+        binds.append(actions.map(\.resent))
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: """
+            SELECT c.session_id, c.ref FROM scenesync_committed_action AS c
+            JOIN unnest($1::text[], $2::bigint[], $3::bigint[], $4::boolean[]) AS a (session_id, ref, attempt, resent)
+            ON c.session_id = a.session_id AND c.ref = a.ref
+            WHERE c.attempt IS DISTINCT FROM a.attempt AND (a.resent OR c.resent)
+            """, binds: binds), logger: logger)
+        var elsewhere: [SceneActionID] = []
+        for try await (session, ref) in rows.decode((String, Int64).self) {
+            guard let id = SceneSession.ID(session), let ref = Int(exactly: ref) else { continue }
+            elsewhere.append(SceneActionID(session: id, ref: ref))
+        }
+        return elsewhere
     }
 
     /// The app's last sequence number, 0 if it has none.
@@ -119,15 +148,18 @@ public final class PostgresStorage: SceneSyncStorage {
     /// - `head` takes the app's next sequence numbers: it creates the app's row if it has none
     ///   (only a batch that starts at 1 may use the new row) or, under the row's lock, moves
     ///   `last_sequence` from `$2` (the number before the batch's first) to `$3` (its last), and
-    ///   raises `first_retained` past a trim. If the row does not hold `$2`, nothing changes and
-    ///   the statement returns no row: a conflict.
+    ///   raises `first_retained` past a trim. If the row does not hold `$2`, or another attempt
+    ///   committed one of the batch's actions (`$14`, `$15`, `$17`, `$18`: session, ref,
+    ///   attempt, sent again) and either attempt was sent again, nothing changes and the statement returns no row: a conflict. A commit racing this one
+    ///   holds the row's lock until it ends, and then has moved `last_sequence`, so an action it
+    ///   committed that this statement's snapshot cannot see still refuses the batch.
     /// - `appended`, `saved`, `deleted` and `trimmed` only act once `head` has taken the numbers
     ///   (`taken`): they append every event with one `INSERT … SELECT FROM unnest(…)`, upsert and
     ///   delete the records (the batch's last change to each key only, so they touch distinct
     ///   rows), and drop events up to `$4` (0: none). Events the same batch trims are not
     ///   appended, as if appended then trimmed.
-    /// - `acted` records the windows' actions the batch carried out (`$14`–`$16`: session, ref,
-    ///   first sequence number), keeping an earlier record of the same action; `forgotten` drops
+    /// - `acted` records the windows' actions the batch carried out (`$14`–`$18`: session, ref,
+    ///   first sequence number, attempt, sent again), keeping an earlier record of the same attempt's; `forgotten` drops
     ///   those of trimmed events.
     /// - It ends with one `pg_notify` for the whole batch, `"<app> <last sequence>"`, delivered
     ///   to other nodes when the transaction commits.
@@ -140,7 +172,11 @@ public final class PostgresStorage: SceneSyncStorage {
             INSERT INTO scenesync_model AS m (app, last_sequence, first_retained)
             VALUES ($1, CASE WHEN $2 = 0 THEN $3 ELSE 0 END, GREATEST(1, $4 + 1))
             ON CONFLICT (app) DO UPDATE SET last_sequence = $3, first_retained = GREATEST(m.first_retained, $4 + 1)
-            WHERE m.last_sequence = $2
+            WHERE m.last_sequence = $2 AND NOT EXISTS (
+                SELECT FROM scenesync_committed_action AS c
+                JOIN unnest($14::text[], $15::bigint[], $17::bigint[], $18::boolean[]) AS a (session_id, ref, attempt, resent)
+                ON c.session_id = a.session_id AND c.ref = a.ref
+                WHERE c.attempt IS DISTINCT FROM a.attempt AND (a.resent OR c.resent))
             RETURNING m.last_sequence
         ), taken AS (
             SELECT FROM head WHERE last_sequence = $3
@@ -163,9 +199,10 @@ public final class PostgresStorage: SceneSyncStorage {
             DELETE FROM scenesync_event
             WHERE app = $1 AND sequence <= $4 AND EXISTS (SELECT FROM taken)
         ), acted AS (
-            INSERT INTO scenesync_committed_action (session_id, ref, app, sequence)
-            SELECT a.session_id, a.ref, $1, a.sequence
-            FROM unnest($14::text[], $15::bigint[], $16::bigint[]) AS a (session_id, ref, sequence)
+            INSERT INTO scenesync_committed_action (session_id, ref, app, sequence, attempt, resent)
+            SELECT a.session_id, a.ref, $1, a.sequence, a.attempt, a.resent
+            FROM unnest($14::text[], $15::bigint[], $16::bigint[], $17::bigint[], $18::boolean[])
+                AS a (session_id, ref, sequence, attempt, resent)
             WHERE EXISTS (SELECT FROM taken)
             ON CONFLICT (session_id, ref) DO NOTHING
         ), forgotten AS (
@@ -196,7 +233,7 @@ public final class PostgresStorage: SceneSyncStorage {
                 deletedKeys.append(change.key)
             }
         }
-        var binds = PostgresBindings(capacity: 16)
+        var binds = PostgresBindings(capacity: 18)
         binds.append(batch.app)
         binds.append(previous)
         binds.append(last)
@@ -213,6 +250,8 @@ public final class PostgresStorage: SceneSyncStorage {
         binds.append(batch.actions.map(\.action.session.rawValue))
         binds.append(batch.actions.map { Int64($0.action.ref) })
         binds.append(batch.actions.map { Int64(clamping: $0.sequence) })
+        binds.append(batch.actions.map { Int64(bitPattern: $0.attempt) })
+        binds.append(batch.actions.map(\.resent))
         return binds
     }
 

@@ -63,6 +63,15 @@ extension SQLiteStorage {
                 CREATE INDEX committedActionBySequence ON committedAction (app, sequence);
                 """)
         }
+        migrator.registerMigration("v4: attempts of committed actions") { db in
+            // Which attempt at an action committed it, and whether it was the action sent again:
+            // another attempt's commit is refused if either was. Actions recorded before have no
+            // attempt, and count as another attempt's, not sent again.
+            try db.execute(sql: """
+                ALTER TABLE committedAction ADD COLUMN attempt INTEGER;
+                ALTER TABLE committedAction ADD COLUMN resent INTEGER NOT NULL DEFAULT 0;
+                """)
+        }
         return migrator
     }
 }

@@ -100,6 +100,19 @@ public final class SQLiteStorage: SceneSyncStorage {
             }
             expected += 1
         }
+        if !batch.actions.isEmpty {
+            let selectAttempt = try db.cachedStatement(sql: "SELECT attempt, resent FROM committedAction WHERE sessionId = ? AND ref = ?")
+            var committedElsewhere: [SceneActionID] = []
+            for committed in batch.actions {
+                let row = try Row.fetchOne(selectAttempt, arguments: [committed.action.session.rawValue, committed.action.ref])
+                if let row, (row[0] as Int64?) != Int64(bitPattern: committed.attempt), committed.resent || row[1] as Bool {
+                    committedElsewhere.append(committed.action)
+                }
+            }
+            if !committedElsewhere.isEmpty {
+                throw StorageError.actionsCommitted(app: batch.app, actions: committedElsewhere)
+            }
+        }
         let insertEvent = try db.cachedStatement(sql: """
             INSERT INTO event (app, sequence, origin, timestamp, payload) VALUES (?, ?, ?, ?, ?)
             """)
@@ -123,12 +136,13 @@ public final class SQLiteStorage: SceneSyncStorage {
         }
         if !batch.actions.isEmpty {
             let recordAction = try db.cachedStatement(sql: """
-                INSERT INTO committedAction (sessionId, ref, app, sequence) VALUES (?, ?, ?, ?)
+                INSERT INTO committedAction (sessionId, ref, app, sequence, attempt, resent) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT (sessionId, ref) DO NOTHING
                 """)
             for committed in batch.actions {
                 try recordAction.execute(arguments: [
                     committed.action.session.rawValue, committed.action.ref, batch.app, Int64(committed.sequence),
+                    Int64(bitPattern: committed.attempt), committed.resent,
                 ])
             }
         }

@@ -89,6 +89,11 @@ public enum StorageConformance {
         /// with their first sequence number; a refused batch records none; they go with their
         /// session and with the trimmed part of the log.
         case recordsCommittedActions
+        /// Two nodes carrying out the same window action at once (the window's earlier connection
+        /// still running it on one, its resend on the other) commit it once: the other attempt's
+        /// intents are refused and it ends ``SceneSync/SceneActionID/AttemptOutcome/carriedOutElsewhere``.
+        /// One attempt's several intents all commit.
+        case carriesOutAnActionOnceOnTwoNodes
 
         public var testDescription: String { rawValue }
     }
@@ -129,6 +134,8 @@ public enum StorageConformance {
             try await knowsWhichWindowsAreConnectedElsewhere(try await make(), try await database.open(app, "node-b"))
         case .recordsCommittedActions:
             try await recordsCommittedActions(try await make(), try await database.open(app, "node-b"))
+        case .carriesOutAnActionOnceOnTwoNodes:
+            try await carriesOutAnActionOnceOnTwoNodes(try await make(), try await database.open(app, "node-b"))
         case .keepsOpenRequestsForEveryNode:
             try await keepsOpenRequestsForEveryNode(
                 try await make(), try await database.open(app, "node-b"), otherApp: try await database.open("other", "node-b"))

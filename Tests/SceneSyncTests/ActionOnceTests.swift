@@ -119,6 +119,38 @@ struct ActionOnceTests {
         #expect(await journal.snapshot().state.lines == ["Once"])
     }
 
+    @Test func anActionResentToAnotherNodeWhileTheFirstStillRunsItIsDoneOnce() async throws {
+        let storage = try SQLiteStorage.inMemory()
+        // Each node has its own controller of the shared log.
+        let journalOne = try await ModelController<Journal>(app: "journal", storage: storage, logger: logger)
+        let journalTwo = try await ModelController<Journal>(app: "journal", storage: storage, logger: logger)
+        let (one, _) = try await node(storage)
+        let window = try await one.openWindow()
+        let action = SceneActionID(session: window.sessionID, ref: 4)
+        let gate = AsyncStream<Void>.makeStream()
+
+        // Node one has the action and has not committed yet when the window, its connection cut,
+        // sends it again to node two, which finds nothing committed and carries it out.
+        let first = Task { @MainActor in
+            try await one.application.carryOut(action, in: window.scene!, resent: false) {
+                for await _ in gate.stream { break }
+                try await journalOne.append("Sent once", origin: window.sessionID)
+            }
+        }
+        let (two, _) = try await node(storage)
+        let restored = try await two.openWindow(session: window.sessionID)
+        let again = try await two.application.carryOut(action, in: restored.scene!, resent: true) {
+            try await journalTwo.append("Sent once", origin: window.sessionID)
+        }
+        #expect(again == .carriedOut)
+
+        // Node one's commit comes second: refused, and its carry-out says it was done already.
+        gate.continuation.yield()
+        #expect(try await first.value == .alreadyCarriedOut)
+        #expect(await journalOne.snapshot().state.lines == ["Sent once"])
+        #expect(try await storage.loadModel(app: "journal").lastSequence == 1)
+    }
+
     @Test func theRecordOfCommittedActionsGoesWithItsSession() async throws {
         let storage = try SQLiteStorage.inMemory()
         let journal = try await ModelController<Journal>(app: "journal", storage: storage, logger: logger)

@@ -241,7 +241,8 @@ public final class ChatController: Sendable {
                 defer { pending.isFlushing = true }
                 return !pending.isFlushing
             }
-            if startsFlush { Task { await self.flushReads() } }
+            // Detached: the flush commits for everyone waiting, not as part of the action that started it.
+            if startsFlush { Task.detached { await self.flushReads() } }
         }
         if let result { throw result }
     }
