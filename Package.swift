@@ -109,11 +109,14 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The system's zlib, to gzip the renderer's files once at start.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The server: every browser window a scene, over one WebSocket each; the wire protocol's
         // encoding and decoding; serves the renderer.
         .target(
             name: "SceneSyncServer",
             dependencies: [
+                "CZlib",
                 "SceneSync",
                 "SceneSyncUI",
                 "SceneSyncMetrics",
@@ -172,7 +175,7 @@ let package = Package(
             name: "SceneSyncServerTests",
             dependencies: [
                 "SceneSyncServer", "SceneSyncServerTesting", "SceneSync", "SceneSyncUI", "SceneSyncSQLite", "SceneSyncTesting",
-                "SceneSyncTestSupport", "LootLogger",
+                "SceneSyncTestSupport", "LootLogger", "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -42,7 +42,7 @@ public struct HostedApp: Sendable {
     /// Creates a hosted app.
     ///
     /// - Precondition: `name` is a URL segment of lowercase letters, digits and `-`, and not a
-    ///   name the server uses itself (`ws`, `js`, `css`).
+    ///   name the server uses itself (`ws`, `js`, `css`, `metrics`, `renderer`).
     public init(
         name: String,
         title: String,
@@ -50,7 +50,7 @@ public struct HostedApp: Sendable {
         makeDelegate: @escaping @MainActor @Sendable (Logger) -> any ApplicationDelegate,
         parts makeParts: @escaping @MainActor @Sendable (LaunchedApp) throws -> Parts = { _ in Parts() }
     ) {
-        precondition(Self.isValidName(name), "An app's name is a URL segment of a-z, 0-9 and -, not ws, js or css: \(name)")
+        precondition(Self.isValidName(name), "An app's name is a URL segment of a-z, 0-9 and -, not ws, js, css, metrics or renderer: \(name)")
         self.name = name
         self.title = title
         self.summary = summary
@@ -99,7 +99,7 @@ public struct HostedApp: Sendable {
         }
     }
 
-    static let reservedNames: Set<String> = ["ws", "js", "css", "metrics"]
+    static let reservedNames: Set<String> = ["ws", "js", "css", "metrics", "renderer"]
 
     /// Whether `name` can be an app's name: a URL segment of a-z, 0-9 and `-`, not one the server
     /// uses itself.

@@ -30,30 +30,26 @@ extension SceneSyncServer {
         router.get("/") { request, _ in
             self.homePage(for: request)
         }
-        router.get("/js/**") { request, context in
-            try await self.serve(self.staticFiles.lookup(request.uri.path), context: context,
-                                 cacheControl: Self.cacheControl(forPath: request.uri.path))
+        for folder in StaticFiles.folders.sorted() {
+            router.get("/\(folder)/**") { request, _ in
+                RendererAssets.response(try self.assets.asset(at: request.uri.path).get(), to: request,
+                                        cacheControl: Self.cacheControl(forPath: request.uri.path))
+            }
         }
-        router.get("/css/**") { request, context in
-            try await self.serve(self.staticFiles.lookup(request.uri.path), context: context,
-                                 cacheControl: Self.cacheControl(forPath: request.uri.path))
+        router.get("\(RendererAssets.versionedPrefix):version/**") { request, _ in
+            let (asset, current) = try self.assets.versionedAsset(at: request.uri.path).get()
+            return RendererAssets.response(asset, to: request, cacheControl: current ? RendererAssets.immutable : "no-cache")
         }
         router.get("/:app/widget") { request, context in
             guard let name = context.parameters.get("app"), widgets[name] != nil else { throw HTTPError(.notFound) }
-            return try await self.serve(self.staticFiles.widgetPage, context: context, cacheControl: Self.widgetFilesCacheControl)
+            return try self.page(self.assets.widgetPage, for: request, cacheControl: Self.widgetFilesCacheControl)
                 .settingTokenCookie(for: request, policy: self.policy)
         }
         router.get("/:app") { request, context in
             guard let name = context.parameters.get("app"), self.apps.contains(where: { $0.name == name }) else {
                 throw HTTPError(.notFound)
             }
-            guard case .file = self.staticFiles.appPage else {
-                self.configuration.logger.error("The renderer's app.html is missing from the bundle", metadata: [
-                    "root": "\(self.staticFiles.root.path)",
-                ])
-                throw HTTPError(.internalServerError, message: "The renderer is missing.")
-            }
-            return try await self.serve(self.staticFiles.appPage, context: context).settingTokenCookie(for: request, policy: self.policy)
+            return try self.page(self.assets.appPage, for: request).settingTokenCookie(for: request, policy: self.policy)
         }
         let publicRoutes = Set(router.routes.map(\.description))
         // Apps' routes are an API: beyond loopback they take the access token, whatever the method.
@@ -166,18 +162,15 @@ extension SceneSyncServer {
         ["/js/widget.js", "/css/widget.css"].contains(path) ? widgetFilesCacheControl : "no-cache"
     }
 
-    private func serve(_ lookup: StaticFiles.Lookup, context: AppRequestContext, cacheControl: String = "no-cache") async throws -> Response {
-        switch lookup {
-        case let .file(path, contentType):
-            let body = try await FileIO().loadFile(path: path, context: context)
-            var headers: HTTPFields = [.contentType: contentType, .cacheControl: cacheControl]
-            if contentType.hasPrefix("text/html") { headers[Self.contentSecurityPolicy] = Self.pagePolicy }
-            return Response(status: .ok, headers: headers, body: body)
-        case .invalid:
-            throw HTTPError(.badRequest)
-        case .notFound:
-            throw HTTPError(.notFound)
+    /// An app's or the widget's page, with its `Content-Security-Policy`.
+    private func page(_ page: RendererAssets.Asset?, for request: Request, cacheControl: String = "no-cache") throws -> Response {
+        guard let page else {
+            configuration.logger.error("A page of the renderer is missing from the bundle", metadata: [
+                "root": "\(assets.files.root.path)",
+            ])
+            throw HTTPError(.internalServerError, message: "The renderer is missing.")
         }
+        return RendererAssets.response(page, to: request, cacheControl: cacheControl, extra: [Self.contentSecurityPolicy: Self.pagePolicy])
     }
 }
 

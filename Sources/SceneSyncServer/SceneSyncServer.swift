@@ -41,7 +41,7 @@ public final class SceneSyncServer: Service, Sendable {
     /// This node's report, made about once a second while the server runs, and the other nodes'.
     public let reports: NodeReports
     let policy: AccessPolicy
-    let staticFiles: StaticFiles
+    let assets: RendererAssets
     private let makeStorage: StorageFactory
     private let state = Mutex(RunState())
     let connections = OpenConnections()
@@ -82,7 +82,7 @@ public final class SceneSyncServer: Service, Sendable {
         self.apps = apps
         self.reports = reports
         self.policy = policy
-        self.staticFiles = StaticFiles()
+        self.assets = RendererAssets(files: StaticFiles())
         self.makeStorage = storage
         self.metrics = ServerMetrics(configuration.metrics)
         self.refusals = RefusalReporter(logger: configuration.logger, counter: metrics.refusals)
