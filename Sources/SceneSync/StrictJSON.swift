@@ -1,33 +1,52 @@
-package import Foundation
+public import Foundation
 
 /// JSON read to the letter of RFC 8259, keeping what a general decoder blurs: a number written as
 /// an integer (`2`) is not one written otherwise (`2.0`, `2e0`, `-0.0`), `true` is not `1`, a key
 /// may appear once, and text must be valid UTF-8. Window messages and apps' own request bodies and
 /// files are read with it, so that an integer is written as one and nothing else passes for it.
-package enum StrictJSON: Equatable, Sendable {
+///
+/// ```swift
+/// guard case let .object(fields) = try StrictJSON.parse(body),
+///       case let .integer(count)? = fields["count"] else { throw BadRequest() }
+/// ```
+///
+/// ``parse(_:)`` takes one value with only white space around it, and refuses with
+/// ``Invalid`` anything RFC 8259 does not allow (comments, trailing commas, single quotes, `NaN`,
+/// a leading zero, an unknown escape, a control character in a string, text after the value) and
+/// what it leaves open: a key twice in one object, a string that is not UTF-8 or holds a lone
+/// surrogate, a number beyond `Double`'s range, and nesting deeper than ``maximumDepth``.
+public enum StrictJSON: Equatable, Sendable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// A number written as an integer (no fraction, no exponent) that fits in `Int`.
     case integer(Int)
-    /// Any other number.
+    /// Any other number: one with a fraction or an exponent, or an integer too large for `Int`.
     case number(Double)
+    /// A string, its escapes resolved.
     case string(String)
+    /// An array, in order.
     case array([StrictJSON])
+    /// An object, by key; each key appears once in the text.
     case object([String: StrictJSON])
 
-    /// Why the text is not JSON.
-    package struct Invalid: Error, Equatable {
-        /// What is wrong, in words.
-        package let reason: String
-        /// Where, in bytes from the start.
-        package let offset: Int
+    /// Why a text is not JSON, as ``StrictJSON/parse(_:)`` reads it.
+    public struct Invalid: Error, Equatable {
+        /// What is wrong, in words, such as "nested too deeply" or "text after the value".
+        public let reason: String
+        /// Where, in bytes from the start of the text.
+        public let offset: Int
     }
 
-    /// The deepest nesting of arrays and objects read; a window's messages need three.
-    package static let maximumDepth = 16
+    /// The deepest nesting of arrays and objects read: a value inside 16 of them is read, one
+    /// inside 17 is refused. A window's messages need three.
+    public static let maximumDepth = 16
 
     /// Parses a whole JSON text: one value, with only white space around it.
-    package static func parse(_ data: Data) throws(Invalid) -> StrictJSON {
+    ///
+    /// - Throws: ``Invalid`` with the first problem and its byte offset.
+    public static func parse(_ data: Data) throws(Invalid) -> StrictJSON {
         var reader = Reader(bytes: [UInt8](data))
         let value = try reader.value(depth: 0)
         reader.skipWhitespace()
@@ -35,8 +54,8 @@ package enum StrictJSON: Equatable, Sendable {
         return value
     }
 
-    /// What the value is, for messages.
-    package var kind: String {
+    /// What the value is, in words for messages: `"an integer"`, `"a string"`, `"an object"`, ….
+    public var kind: String {
         switch self {
         case .null: "null"
         case .bool: "a Boolean"

@@ -146,8 +146,8 @@ struct Serve: AsyncParsableCommand {
         return [
             HostedApp(name: "lootlogger", title: "LootLogger", summary: "An inventory of your possessions, in step in every window.",
                       makeDelegate: { LootLoggerAppDelegate(logger: $0) },
-                      parts: { launched in
-                          guard let store = (launched.application.delegate as? LootLoggerAppDelegate)?.store else {
+                      parts: { delegate, _ in
+                          guard let store = delegate.store else {
                               throw StartupError(description: "LootLogger's application did not open its item store.")
                           }
                           return HostedApp.Parts(widget: .following(store.controller) { $0.widgetSummary })
@@ -159,8 +159,8 @@ struct Serve: AsyncParsableCommand {
             HostedApp(name: ChatController.app, title: "Chat",
                       summary: "Conversations between people, each in as many windows as they like, with drafts per window.",
                       makeDelegate: { ChatAppDelegate(logger: $0) },
-                      parts: { launched in
-                          guard let chat = (launched.application.delegate as? ChatAppDelegate)?.chat else {
+                      parts: { delegate, _ in
+                          guard let chat = delegate.chat else {
                               throw StartupError(description: "Chat's application did not open its chat.")
                           }
                           return HostedApp.Parts(widget: .following(chat.controller) { $0.widgetSummary })

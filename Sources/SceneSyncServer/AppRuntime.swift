@@ -11,6 +11,8 @@ import SceneSyncUI
 final class AppRuntime {
     let app: HostedApp
     let application: Application
+    /// Makes the app's own parts from the delegate its application was launched with.
+    private let partsMaker: @MainActor (HostedApp.LaunchedApp) throws -> HostedApp.Parts
     let settings: WindowConnection.Settings
     let logger: Logger
     /// What the app's model controllers committed and read, for the node's report.
@@ -31,10 +33,11 @@ final class AppRuntime {
     private var drainingConnections: [WindowConnection] = []
 
     private init(
-        app: HostedApp, application: Application, settings: WindowConnection.Settings, openRequestLifetime: Duration,
-        logCounters: LogCounters, logger: Logger
+        app: HostedApp, application: Application, partsMaker: @escaping @MainActor (HostedApp.LaunchedApp) throws -> HostedApp.Parts,
+        settings: WindowConnection.Settings, openRequestLifetime: Duration, logCounters: LogCounters, logger: Logger
     ) {
         self.app = app
+        self.partsMaker = partsMaker
         self.logCounters = logCounters
         self.application = application
         self.settings = settings
@@ -53,7 +56,8 @@ final class AppRuntime {
         logger[metadataKey: "app"] = "\(app.name)"
         let logCounters = LogCounters()
         let storage = LogCountingStorage(try await makeStorage(app, logger), counters: logCounters)
-        let application = Application(delegate: app.makeDelegate(logger), storage: storage,
+        let delegation = app.makeDelegate(logger)
+        let application = Application(delegate: delegation.delegate, storage: storage,
                                       options: .init(
                                           maximumSessions: configuration.maximumSessions,
                                           maximumSessionsPerClient: configuration.maximumSessionsPerAddress), logger: logger)
@@ -65,13 +69,13 @@ final class AppRuntime {
             closingGracePeriod: configuration.closingGracePeriod, clock: configuration.clock,
             helloTimeout: configuration.connectionLimits.helloTimeout, outboundBudget: outboundBudget, refusals: refusals,
             metrics: metrics.app(app.name))
-        return AppRuntime(app: app, application: application, settings: settings,
+        return AppRuntime(app: app, application: application, partsMaker: delegation.makeParts, settings: settings,
                           openRequestLifetime: configuration.openRequestLifetime, logCounters: logCounters, logger: logger)
     }
 
     /// The app's own routes, assets and services.
     func makeParts() throws -> HostedApp.Parts {
-        try app.makeParts(HostedApp.LaunchedApp(application: application, logger: logger))
+        try partsMaker(HostedApp.LaunchedApp(application: application, logger: logger))
     }
 
     // MARK: - Connections

@@ -13,12 +13,14 @@ public import ServiceLifecycle
 /// }
 /// ```
 ///
-/// An app with an API, pictures and a timer adds them once its application has launched:
+/// An app with an API, pictures and a timer adds them once its application has launched. Its
+/// `parts` closure is given the delegate `makeDelegate` made, as its own type, with the model
+/// controllers it opened as it launched:
 ///
 /// ```swift
 /// HostedApp(name: "restaurant", title: "Restaurant", summary: "…",
-///           makeDelegate: { RestaurantAppDelegate(menu: menu, images: images, logger: $0) }) { launched in
-///     guard let restaurant = (launched.application.delegate as? RestaurantAppDelegate)?.restaurant else { throw … }
+///           makeDelegate: { RestaurantAppDelegate(menu: menu, images: images, logger: $0) }) { delegate, launched in
+///     guard let restaurant = delegate.restaurant else { throw … }
 ///     let api = try MenuAPI(restaurant: restaurant, images: images)
 ///     return HostedApp.Parts(
 ///         routes: { api.addRoutes(to: $0) },             // GET /categories, GET /menu, POST /order …
@@ -34,34 +36,47 @@ public struct HostedApp: Sendable {
     public let title: String
     /// One sentence about the app, shown on the home page.
     public let summary: String
-    /// Makes the app's delegate, once, when the server starts.
-    public let makeDelegate: @MainActor @Sendable (Logger) -> any ApplicationDelegate
-    /// Makes the app's own parts once its application has launched.
-    public let makeParts: @MainActor @Sendable (LaunchedApp) throws -> Parts
+    /// Makes the app's delegate, once, when the server starts, with what makes its parts from it.
+    let makeDelegate: @MainActor @Sendable (Logger) -> Delegation
 
-    /// Creates a hosted app.
+    /// An app's delegate as made for one run of the server, and the maker of its parts, which
+    /// keeps the delegate with its own type.
+    @MainActor
+    struct Delegation {
+        let delegate: any ApplicationDelegate
+        let makeParts: @MainActor (LaunchedApp) throws -> Parts
+    }
+
+    /// Creates a hosted app whose application delegate is a `Delegate`.
     ///
+    /// - Parameters:
+    ///   - makeDelegate: Makes the app's delegate, once, when the server starts, with the app's logger.
+    ///   - makeParts: Makes the app's own parts once its application has launched, from the
+    ///     delegate `makeDelegate` made (its `applicationDidFinishLaunching` has run) and the
+    ///     launched application. An error stops the server's start.
     /// - Precondition: `name` is a URL segment of lowercase letters, digits and `-`, and not a
     ///   name the server uses itself (`ws`, `js`, `css`, `metrics`, `renderer`).
-    public init(
+    public init<Delegate: ApplicationDelegate>(
         name: String,
         title: String,
         summary: String,
-        makeDelegate: @escaping @MainActor @Sendable (Logger) -> any ApplicationDelegate,
-        parts makeParts: @escaping @MainActor @Sendable (LaunchedApp) throws -> Parts = { _ in Parts() }
+        makeDelegate: @escaping @MainActor @Sendable (Logger) -> Delegate,
+        parts makeParts: @escaping @MainActor @Sendable (Delegate, LaunchedApp) throws -> Parts = { _, _ in Parts() }
     ) {
         precondition(Self.isValidName(name), "An app's name is a URL segment of a-z, 0-9 and -, not ws, js, css, metrics or renderer: \(name)")
         self.name = name
         self.title = title
         self.summary = summary
-        self.makeDelegate = makeDelegate
-        self.makeParts = makeParts
+        self.makeDelegate = { logger in
+            let delegate = makeDelegate(logger)
+            return Delegation(delegate: delegate) { launched in try makeParts(delegate, launched) }
+        }
     }
 
-    /// An app's application once it has launched, for its parts to reach its model controllers.
+    /// An app's application once it has launched, for its parts to use beside the app's delegate.
     @MainActor
     public struct LaunchedApp {
-        /// The launched application; its delegate holds the app's model controllers.
+        /// The launched application, such as for the scenes connected to it.
         public let application: SceneSync.Application
         /// The app's logger.
         public let logger: Logger

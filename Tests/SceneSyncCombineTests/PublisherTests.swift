@@ -82,14 +82,17 @@ struct PublisherTests {
     @Test func cancellingEndsTheSubscriptionWithTheController() async throws {
         let controller = try await open()
         let collected = Collected<Int>()
+        let witnessed = Collected<Int>()
         var cancellable: AnyCancellable? = controller.statePublisher().map(\.words.count).sink { collected.values.append($0) }
-        try await waitUntil("the subscription to register") { controller.subscriberCount == 1 }
+        let witness = controller.statePublisher().map(\.words.count).sink { witnessed.values.append($0) }
+        try await waitUntil("the subscriptions to register") { controller.subscriberCount == 2 }
         cancellable = nil
-        try await waitUntil("the subscription to end") { controller.subscriberCount == 0 }
+        try await waitUntil("the subscription to end") { controller.subscriberCount == 1 }
         try await controller.add("unseen")
-        try await Task.sleep(for: .milliseconds(50))
+        // A subscriber still there has the new state: the cancelled one was not given it.
+        try await waitUntil("the new state to reach the other subscriber") { witnessed.values == [0, 1] }
         #expect(collected.values == [0])
-        _ = cancellable
+        _ = (cancellable, witness)
     }
 
     @Test func aSubscriberGetsNoMoreThanItAskedFor() async throws {
@@ -100,13 +103,21 @@ struct PublisherTests {
             guard case let .added(word) = envelope.event else { return "" }
             return word
         }.subscribe(subscriber)
+        let everything = Collected<String>()
+        let witness = controller.eventPublisher(after: 0).sink(receiveCompletion: { _ in }, receiveValue: { envelope in
+            guard case let .added(word) = envelope.event else { return }
+            everything.values.append(word)
+        })
         for word in ["a", "b", "c"] { try await controller.add(word) }
-        try await waitUntil("the first event") { collected.values == ["a"] }
-        try await Task.sleep(for: .milliseconds(100))
+        // A subscriber that asked for everything has it all.
+        try await waitUntil("every event to reach the other subscriber") { everything.values == ["a", "b", "c"] }
+        try await waitUntil("the first event") { !collected.values.isEmpty }
         #expect(collected.values == ["a"], "it asked for one")
         subscriber.requestOneMore()
-        try await waitUntil("the second event") { collected.values == ["a", "b"] }
+        try await waitUntil("the second event") { collected.values.count >= 2 }
+        #expect(collected.values == ["a", "b"], "one more, the next one")
         subscriber.subscription?.cancel()
+        witness.cancel()
     }
 
     @Test func publishersFinishWhenTheControllerCloses() async throws {

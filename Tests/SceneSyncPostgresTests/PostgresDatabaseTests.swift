@@ -141,18 +141,32 @@ struct PostgresDatabaseTests {
         try await PostgresTestServer.withFreshDatabase { url in
             let options = Database.Options(headPollInterval: .milliseconds(200))
             try await PostgresTestServer.withDatabase(url, options: options) { database in
-                let heads = HeadRecorder(try #require(database.storage(scope: "s", node: "a").logHeads(app: "quiet")))
+                let storage = database.storage(scope: "s", node: "a")
+                let heads = HeadRecorder(try #require(storage.logHeads(app: "quiet")))
                 defer { heads.stop() }
-                // Another writer moves the head without NOTIFY.
-                try await PostgresTestServer.withConnection(url) { connection in
-                    try await connection.query("""
-                        INSERT INTO scenesync_model (app, last_sequence, first_retained) VALUES ('quiet', 7, 1)
-                        """, logger: PostgresTestServer.logger)
+                let witness = HeadRecorder(try #require(storage.logHeads(app: "witness")))
+                defer { witness.stop() }
+                // Other writers move heads without NOTIFY.
+                func move(_ app: String, to head: Int) async throws {
+                    try await PostgresTestServer.withConnection(url) { connection in
+                        var binds = PostgresBindings()
+                        binds.append(app)
+                        binds.append(head)
+                        try await connection.query(PostgresQuery(unsafeSQL: """
+                            INSERT INTO scenesync_model (app, last_sequence, first_retained) VALUES ($1, $2, 1)
+                            ON CONFLICT (app) DO UPDATE SET last_sequence = excluded.last_sequence
+                            """, binds: binds), logger: PostgresTestServer.logger)
+                    }
                 }
+                try await move("quiet", to: 7)
                 #expect(await heads.waitFor(atLeast: 7, timeout: .seconds(2)))
-                // A few polls later, still once: a head is yielded when it moves, not at every poll.
-                try await Task.sleep(for: .milliseconds(700))
-                #expect(heads.values == [7])
+                // A poll that finds another app's head has read this one again, unchanged.
+                try await move("witness", to: 1)
+                #expect(await witness.waitFor(atLeast: 1, timeout: .seconds(2)))
+                // The next head yielded is the next one written: 7 once, not at every poll.
+                try await move("quiet", to: 8)
+                #expect(await heads.waitFor(atLeast: 8, timeout: .seconds(2)))
+                #expect(heads.values == [7, 8])
             }
         }
     }
@@ -163,12 +177,16 @@ struct PostgresDatabaseTests {
             try await PostgresTestServer.withDatabase(url, options: options) { database in
                 let heads = HeadRecorder(try #require(database.storage(scope: "s", node: "a").logHeads(app: "lost")))
                 defer { heads.stop() }
+                let witness = HeadRecorder(try #require(database.storage(scope: "s", node: "a").logHeads(app: "witness")))
+                defer { witness.stop() }
                 try await PostgresTestServer.withConnection(url) { connection in
                     // A commit whose notification is lost…
                     try await connection.query("""
                         INSERT INTO scenesync_model (app, last_sequence, first_retained) VALUES ('lost', 9, 1)
                         """, logger: PostgresTestServer.logger)
-                    try await Task.sleep(for: .milliseconds(300))
+                    // The listener hears what is announced after it, and has yielded nothing for it.
+                    try await connection.query("SELECT pg_notify('scenesync_log', 'witness 1')", logger: PostgresTestServer.logger)
+                    #expect(await witness.waitFor(atLeast: 1))
                     #expect(heads.values.isEmpty)
                     // …is found when the listener's connection drops and it listens again.
                     let terminated = try await connection.query("""

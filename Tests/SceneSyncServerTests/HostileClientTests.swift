@@ -20,7 +20,9 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(4))
         // A window that says hello in time stays.
         let window = try await server.openWindow(token: "s3cret")
-        try await Task.sleep(for: .milliseconds(1_500))
+        // A silent socket connected after it is closed at its own deadline, so the window's has passed.
+        let later = try await RawWebSocket(port: server.port, app: TallyAppDelegate.app)
+        #expect(try await later.closeCode(timeout: .seconds(5)) == 1008)
         // Still open past the timeout: a second hello is answered (refused), not met by a close.
         window.hello(session: nil)
         try await window.next(.error)

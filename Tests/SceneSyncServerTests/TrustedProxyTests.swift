@@ -164,7 +164,7 @@ final class ProxiedServer: Sendable {
         let journal = ShutdownJournal()
         let apps = [
             HostedApp(name: TallyAppDelegate.app, title: "Tally", summary: "Lines.", makeDelegate: { TallyAppDelegate(logger: $0) },
-                      parts: { TallyParts.make($0, journal: journal) }),
+                      parts: { try TallyParts.make($0, $1, journal: journal) }),
         ]
         let proxy = TrustedProxyTests.proxyPort
         let server = try SceneSyncServer(

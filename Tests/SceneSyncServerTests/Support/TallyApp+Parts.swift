@@ -23,8 +23,8 @@ enum TallyParts {
     }()
 
     @MainActor
-    static func make(_ launched: HostedApp.LaunchedApp, journal: ShutdownJournal) -> HostedApp.Parts {
-        let controller = (launched.application.delegate as! TallyAppDelegate).controller!
+    static func make(_ delegate: TallyAppDelegate, _ launched: HostedApp.LaunchedApp, journal: ShutdownJournal) throws -> HostedApp.Parts {
+        guard let controller = delegate.controller else { throw TallyNotLaunched() }
         return HostedApp.Parts(
             routes: { router in
                 router.get("/lines") { _, _ in
@@ -46,6 +46,9 @@ enum TallyParts {
             })
     }
 }
+
+/// Tally's application did not open its controller.
+struct TallyNotLaunched: Error {}
 
 /// What happened during a server's run, in order, from the parts that record it.
 final class ShutdownJournal: Sendable {

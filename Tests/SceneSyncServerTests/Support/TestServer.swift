@@ -69,7 +69,7 @@ final class TestServer: Sendable {
                 let delegate = TallyAppDelegate(logger: logger)
                 delegates.tally = delegate
                 return delegate
-            }, parts: { TallyParts.make($0, journal: journal) }),
+            }, parts: { try TallyParts.make($0, $1, journal: journal) }),
         ]
         if lootLogger {
             apps.append(HostedApp(name: "lootlogger", title: "LootLogger", summary: "An inventory.") { LootLoggerAppDelegate(logger: $0) })

@@ -94,7 +94,7 @@ struct DashboardSceneTests {
 
         // Node A goes, node B comes, while no window reads the reports; then one opens.
         reports.set([Self.node("node-b", lootLogger: [])])
-        while monitor.isCurrent { try await Task.sleep(for: .milliseconds(5)) }
+        try await host.waitUntil("the reports last read to age") { !monitor.isCurrent }
         let second = try await host.openWindow()
         let firstDraw = second.messages.compactMap { if case .render(let root, _, _) = $0 { root } else { nil } }.first
         let root = ViewTree(try #require(firstDraw))
@@ -184,8 +184,8 @@ struct DashboardSceneTests {
 
     @Test func theReportsAreReadOnlyWhileAWindowFollowsThem() async throws {
         let reports = FakeReports()
-        let host = try await launch(reports)
-        let delegate = try #require(host.application.delegate as? DashboardAppDelegate)
+        let delegate = DashboardAppDelegate(interval: .milliseconds(20), logger: Logger(label: "test")) { try reports.read() }
+        let host = try await SceneHost.launch(delegate: delegate, storage: SQLiteStorage.inMemory())
         #expect(delegate.monitor.followerCount == 0)
         let window = try await host.openWindow()
         #expect(delegate.monitor.followerCount == 1)

@@ -254,7 +254,11 @@ struct LootLoggerSceneTests {
         try await host.hide(window)
         let sent = window.messages.count
         for _ in 0..<3 { try await store.createRandomItem(origin: nil) }
-        try await Task.sleep(for: .milliseconds(50))
+        // The window's screen has applied all three (a screen makes its patches as it applies an
+        // event): none of them was sent.
+        try await host.waitUntil("the hidden window to apply every change") {
+            window.scene?.window?.sequences[ItemStore.app] == 3
+        }
         #expect(window.messages.count == sent)
 
         try await host.show(window)

@@ -26,8 +26,8 @@ public enum RestaurantApp {
             makeDelegate: { logger in
                 RestaurantAppDelegate(menu: menu, images: images, imagesPath: "/\(name)/assets/", clock: clock, limits: limits, logger: logger)
             },
-            parts: { launched in
-                guard let restaurant = (launched.application.delegate as? RestaurantAppDelegate)?.restaurant else {
+            parts: { delegate, launched in
+                guard let restaurant = delegate.restaurant else {
                     throw RestaurantAppError.notLaunched
                 }
                 let api = try MenuAPI(restaurant: restaurant, images: images)

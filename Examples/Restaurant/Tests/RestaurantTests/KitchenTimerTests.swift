@@ -16,13 +16,14 @@ struct KitchenTimerTests {
         let manual = ManualClock()
         let restaurant = try await openRestaurant(try StorageKind.inMemory.make(), clock: KitchenClock(manual, startingAt: testEpoch))
         let recorder = EventRecorder(restaurant.events(after: 0))
+        let slow = try await restaurant.submitOrder(menuIDs: [2])      // 12 minutes
+        let quick = try await restaurant.submitOrder(menuIDs: [3])     // 3 + 2 minutes
+        // The timer starts four minutes in: it looks at the kitchen then, and sleeps once it has
+        // marked ready whatever was due.
+        manual.advance(by: .seconds(4 * 60))
         try await withTimer(restaurant) {
-            let slow = try await restaurant.submitOrder(menuIDs: [2])      // 12 minutes
-            let quick = try await restaurant.submitOrder(menuIDs: [3])     // 3 + 2 minutes
             try await waitUntil("the timer to sleep") { manual.sleeperCount > 0 }
-            manual.advance(by: .seconds(4 * 60))
-            try await Task.sleep(for: .milliseconds(50))
-            #expect(recorder.events.count == 2, "nothing is due yet")
+            #expect(await restaurant.snapshot().sequence == 2, "nothing is due yet")
             manual.advance(by: .seconds(60))
             #expect(try await recorder.waitForEvents(count: 3).last?.event == .orderReady(number: quick.number))
             manual.advance(by: .seconds(7 * 60))
@@ -53,11 +54,14 @@ struct KitchenTimerTests {
         await second.controller.close()
 
         // And once more: it is not marked ready twice.
+        let lastLook = ManualClock()
         let third = try await openRestaurant(try SQLiteStorage(path: path),
-                                             clock: KitchenClock(ManualClock(), startingAt: testEpoch.addingTimeInterval(30 * 60)), limits: keep)
+                                             clock: KitchenClock(lastLook, startingAt: testEpoch.addingTimeInterval(30 * 60)), limits: keep)
         let sequence = await third.snapshot().sequence
+        let afterRestart = EventRecorder(third.events(after: sequence))
         try await withTimer(third) {
-            try await Task.sleep(for: .milliseconds(100))
+            // Asleep until the ready order's pick-up deadline: it has looked, and found nothing due.
+            try await waitUntil("the timer to sleep") { lastLook.sleeperCount > 0 || !afterRestart.events.isEmpty }
         }
         #expect(await third.snapshot().sequence == sequence)
         #expect(await third.snapshot().state.kitchenOrder(order.number)?.isReady == true)

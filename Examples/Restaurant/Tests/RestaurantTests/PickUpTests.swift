@@ -86,20 +86,26 @@ struct PickUpTests {
         let recorder = EventRecorder(restaurant.events(after: 0))
         try await withTimer(restaurant) {
             let tart = try await restaurant.submitOrder(menuIDs: [3])           // ready at 3 minutes
-            let collected = try await restaurant.submitOrder(menuIDs: [3])      // ready at 5 minutes
             #expect(restaurant.pickupDeadline(for: tart) == testEpoch.addingTimeInterval(7 * 60))
             try await waitUntil("the timer to sleep") { manual.sleeperCount > 0 }
+            manual.advance(by: .seconds(2 * 60 - 1))
+            // Ready a second before the tart must leave: the timer wakes then.
+            let collected = try await restaurant.submitOrder(menuIDs: [3])      // 3 + 2 minutes after 1:59
+            #expect(collected.readyAt == testEpoch.addingTimeInterval(7 * 60 - 1))
+
             manual.advance(by: .seconds(5 * 60))
-            _ = try await recorder.waitForEvents(count: 4)
+            let ready = try await recorder.waitForEvents(count: 4).map(\.event)
+            #expect(ready.suffix(2) == [.orderReady(number: tart.number), .orderReady(number: collected.number)])
+            // The timer marked them ready at the moment the clock shows, and looked for orders to
+            // clear before it went back to sleep.
+            try await waitUntil("the timer to sleep again") { manual.sleeperCount > 0 }
+            #expect(await restaurant.snapshot().sequence == 4, "a second before the deadline, the ready order stays")
             try await restaurant.pickUp(collected.number, origin: nil)
             try await host.waitUntil("the picked-up order gone") { kitchenRows(in: window) == ["Order #1"] }
 
-            manual.advance(by: .seconds(2 * 60 - 1))
-            try await Task.sleep(for: .milliseconds(100))
-            #expect(recorder.events.count == 5, "a second before the deadline, the ready order stays")
-            #expect(kitchenRows(in: window) == ["Order #1"])
             manual.advance(by: .seconds(1))
-            #expect(try await recorder.waitForEvents(count: 6).last?.event == .orderUncollected(number: tart.number))
+            let events = try await recorder.waitForEvents(count: 6).map(\.event)
+            #expect(events.suffix(2) == [.orderPickedUp(number: collected.number), .orderUncollected(number: tart.number)])
             try await host.waitUntil("the uncollected order gone") { kitchenRows(in: window).isEmpty }
         }
         #expect(await restaurant.snapshot().state.kitchen.isEmpty)
@@ -162,21 +168,27 @@ struct PickUpTests {
         }
         #expect(onMenu.title == "Soups", "the notice leaves the window where it was")
         #expect(try await restaurant.markReady(order.number) == false)
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(onMenu.noticeTexts == ["Order #1 is ready"] && onOrder.noticeTexts == ["Order #1 is ready"], "once")
+        // The next order ready is the next notice: nothing came in between.
+        let second = try await restaurant.submitOrder(menuIDs: [3])
+        try await restaurant.markReady(second.number)
+        for window in [onMenu, onOrder] {
+            try await host.waitUntil("the second notice") { window.noticeTexts.last == "Order #2 is ready" }
+            #expect(window.noticeTexts == ["Order #1 is ready", "Order #2 is ready"], "once each")
+        }
 
-        // A window that reloads, reconnects, or opens later is not told again.
+        // A window that reloads, reconnects, or opens later is not told again: the next order ready
+        // is the first notice it shows.
         try await host.reload(onMenu)
         try await host.resume(onOrder)
         let opened = try await host.openWindow()
-        try await Task.sleep(for: .milliseconds(100))
         for window in [onMenu, onOrder, opened] { #expect(window.noticeTexts.isEmpty) }
 
         // The next order is news again, to each of them once.
         let next = try await restaurant.submitOrder(menuIDs: [3])
         try await restaurant.markReady(next.number)
         for window in [onMenu, onOrder, opened] {
-            try await host.waitUntil("the next notice") { window.noticeTexts == ["Order #2 is ready"] }
+            try await host.waitUntil("the next notice") { window.noticeTexts.last == "Order #3 is ready" }
+            #expect(window.noticeTexts == ["Order #3 is ready"])
         }
         #expect(onMenu.patchFailures.isEmpty && onOrder.patchFailures.isEmpty && opened.patchFailures.isEmpty)
     }

@@ -12,13 +12,13 @@ public struct KitchenClock: Sendable {
     /// How long one minute of preparation lasts.
     public let minute: Duration
     private let currentDate: @Sendable () -> Date
-    private let sleeper: @Sendable (Duration) async throws -> Void
+    private let sleeper: @Sendable (Date) async throws -> Void
 
     /// The system's clock, with minutes of `minute`.
     public init(minute: Duration = .seconds(60)) {
         self.minute = minute
         currentDate = { Date() }
-        sleeper = { try await Task.sleep(for: $0) }
+        sleeper = { date in try await Task.sleep(for: Self.wait(date.timeIntervalSinceNow)) }
     }
 
     /// A clock whose dates start at `date` and move as `clock` does.
@@ -26,7 +26,9 @@ public struct KitchenClock: Sendable {
         let start = clock.now
         self.minute = minute
         currentDate = { date.addingTimeInterval(Self.seconds(start.duration(to: clock.now))) }
-        sleeper = { try await clock.sleep(for: $0) }
+        // Until the clock's instant for the date, not for a duration from now: time the clock
+        // moves while the sleep begins is not waited again.
+        sleeper = { until in try await clock.sleep(until: start.advanced(by: Self.wait(until.timeIntervalSince(date))), tolerance: nil) }
     }
 
     /// The system's clock with real minutes.
@@ -45,9 +47,13 @@ public struct KitchenClock: Sendable {
     ///
     /// - Throws: `CancellationError` if the task is cancelled meanwhile.
     public func sleep(until date: Date) async throws {
-        let seconds = date.timeIntervalSince(now)
-        guard seconds > 0 else { return }
-        try await sleeper(.milliseconds(Int64((seconds * 1000).rounded(.up))))
+        guard date > now else { return }
+        try await sleeper(date)
+    }
+
+    /// `seconds` as a duration, rounded up to the millisecond so that a sleep never ends early.
+    private static func wait(_ seconds: TimeInterval) -> Duration {
+        .milliseconds(Int64((seconds * 1000).rounded(.up)))
     }
 
     private static func seconds(_ duration: Duration) -> TimeInterval {
