@@ -58,7 +58,7 @@ public final class SceneWindow: SceneUserInterface {
     /// How the outlet the window was last attached to writes resume points.
     var resumePointWriter: (@Sendable (ViewNode, [String: UInt64], String) -> Data?)?
     private var alerts: [Alert] = []
-    private var notices: [(id: String, message: String)] = []
+    private var notices: [Notice] = []
     private var noticeCounter = 0
     /// The last sequence number the window's screens applied, per app: what the window shows
     /// once held patches are sent.
@@ -147,11 +147,16 @@ public final class SceneWindow: SceneUserInterface {
     }
 
     /// Shows a passing notice, such as "This item was deleted in another window."
-    public func showNotice(_ message: String) {
+    ///
+    /// With `undo`, the notice offers Undo (a button, and ⌘Z or Ctrl+Z in the window outside a
+    /// text field), as after a delete: `undo` runs once when the user asks, and the notice goes.
+    /// It should put back what was done through the model, as an intent like any other, so that
+    /// every window sees it come back.
+    public func showNotice(_ message: String, undo: (@MainActor () async throws -> Void)? = nil) {
         noticeCounter += 1
-        let id = "notice-\(noticeCounter)"
-        notices.append((id, message))
-        send([.insert(parent: NodeID.overlay, index: alerts.count + notices.count - 1, node: Self.noticeNode(id, message))])
+        let notice = Notice(id: "notice-\(noticeCounter)", message: message, undo: undo)
+        notices.append(notice)
+        send([.insert(parent: NodeID.overlay, index: alerts.count + notices.count - 1, node: notice.makeNode())])
     }
 
     /// The notices showing now.
@@ -235,6 +240,10 @@ public final class SceneWindow: SceneUserInterface {
         } else if let index = notices.firstIndex(where: { $0.id == action.node }), action.name == .dismiss {
             notices.remove(at: index)
             send([.remove(id: action.node)])
+        } else if let index = notices.firstIndex(where: { $0.id == action.node && $0.undo != nil }), action.name == .tap {
+            let notice = notices.remove(at: index)
+            send([.remove(id: action.node)])
+            try await notice.undo?()
         } else if action.name == .draft, let screen = visibleScreen, screen.answers(.draft, on: action.node) {
             // A node that keeps its own draft, such as a composer.
             try await screen.perform(action)
@@ -280,7 +289,7 @@ public final class SceneWindow: SceneUserInterface {
             }))
         }
         children.append(ViewNode(id: NodeID.overlay, kind: .overlay,
-                                 children: alerts.map { $0.makeNode() } + notices.map { Self.noticeNode($0.id, $0.message) }))
+                                 children: alerts.map { $0.makeNode() } + notices.map { $0.makeNode() }))
         return ViewNode(id: NodeID.window, kind: .window, props: ["title": .string(title)], children: children)
     }
 
@@ -373,8 +382,17 @@ public final class SceneWindow: SceneUserInterface {
 
     private var emptyScreen: ViewNode { ViewNode(id: NodeID.screen, kind: .screen) }
 
-    private static func noticeNode(_ id: String, _ message: String) -> ViewNode {
-        ViewNode(id: id, kind: .notice, props: ["message": .string(message)])
+    /// A passing notice, and what its Undo does, if it has one.
+    private struct Notice {
+        let id: String
+        let message: String
+        let undo: (@MainActor () async throws -> Void)?
+
+        func makeNode() -> ViewNode {
+            var props: [String: ViewValue] = ["message": .string(message)]
+            if undo != nil { props["undo"] = .string("Undo") }
+            return ViewNode(id: id, kind: .notice, props: props)
+        }
     }
 }
 

@@ -15,6 +15,9 @@ extension ViewNode {
         case destructive
         /// The action that changes nothing.
         case cancel
+        /// The button that ends an edit, as UIKit's Done: Escape presses it while a table on the
+        /// screen is in edit mode.
+        case done
     }
 
     /// How a paragraph of text is set.
@@ -119,6 +122,8 @@ extension ViewNode {
         case error
         /// What a field takes, said under it, such as "Whole dollars".
         case hint
+        /// A notice's Undo button's label: the notice answers `tap` by undoing.
+        case undo
         /// Whether a button is disabled.
         case disabled
         /// An image's source.

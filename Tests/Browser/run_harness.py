@@ -333,11 +333,23 @@ def behaviour(r, motion="0"):
     # Notice: dismiss button.
     r.js("harness.server.overlay.push({id:'notice-9', kind:'notice', props:{message:'Saved in another window.'}, children:[]});"
          "harness.server.patch([{op:'insert', parent:'overlay', index:0, node: harness.server.overlay.at(-1)}])")
-    dismiss = r.node("notice-9").find_element(By.CSS_SELECTOR, "button")
-    r.check("notice has a Dismiss button", dismiss.get_attribute("aria-label") == "Dismiss" and r.node("notice-9").get_attribute("role") == "status")
-    dismiss.click()
+    shown = [b for b in r.node("notice-9").find_elements(By.CSS_SELECTOR, "button") if b.is_displayed()]
+    r.check("notice has a Dismiss button, and no Undo without `undo`",
+            [b.get_attribute("aria-label") for b in shown] == ["Dismiss"] and r.node("notice-9").get_attribute("role") == "status")
+    shown[0].click()
     r.wait("!document.querySelector('[data-node-id=notice-9]')")
     r.check("dismiss removes the notice via the server", r.sent("action")[-1]["name"] == "dismiss")
+
+    # A notice with `undo`: its button, and Ctrl+Z outside a text field, send `tap` once.
+    r.js("harness.server.overlay.push({id:'notice-10', kind:'notice', props:{message:'“Spork” deleted.', undo:'Undo'}, children:[]});"
+         "harness.server.patch([{op:'insert', parent:'overlay', index:0, node: harness.server.overlay.at(-1)}])")
+    undo = [b for b in r.node("notice-10").find_elements(By.CSS_SELECTOR, "button") if b.is_displayed() and b.text == "Undo"]
+    r.check("a notice with undo has an Undo button", len(undo) == 1)
+    r.js("document.body.focus(); document.body.dispatchEvent(new KeyboardEvent('keydown', {key: 'z', ctrlKey: true, bubbles: true}))")
+    r.check("Ctrl+Z taps the notice once", [m["name"] for m in r.sent("action") if m["node"] == "notice-10"] == ["tap"])
+    undo[0].click()
+    r.check("and its button does not tap it again", [m["name"] for m in r.sent("action") if m["node"] == "notice-10"] == ["tap"])
+    r.js("harness.server.patch([{op:'remove', id:'notice-10'}])")
 
     # Reload: session kept, no route (nothing on screen), open token consumed.
     r.d.get(f"{r.base}{HARNESS}?reset=0&motion={motion}")
@@ -373,7 +385,7 @@ def behaviour(r, motion="0"):
     # Tabs.
     r.open(f"motion={motion}&tabs=1")
     tab = r.d.find_element(By.CSS_SELECTOR, '[role="tab"][aria-selected="true"]')
-    r.check("tab selected with badge", tab.get_attribute("aria-label") == "Items" and "5" in tab.text and r.node("tab-main") == tab)
+    r.check("tab selected with badge", tab.get_attribute("aria-label") == "Items, 5 items" and "5" in tab.text and r.node("tab-main") == tab)
     r.d.find_element(By.CSS_SELECTOR, '[role="tab"][aria-selected="false"]').click()
     r.check("tab click sends select", r.sent("action")[-1]["node"] == "tab-stats" and r.sent("action")[-1]["name"] == "select")
     r.collect_logs("behaviour")

@@ -162,14 +162,28 @@ def alert(root):
     return root.find("alertdialog")
 
 
+def tab_label(node):
+    """A tab's label: its accessible name less what its badge adds ("Order, 2 items" → "Order")."""
+    return node.name.split(", ")[0]
+
+
+def find_tab(root, label):
+    """The tab labelled `label`, whatever its badge."""
+    return next((t for t in root.find_all("tab") if tab_label(t) == label), None)
+
+
 def badge(root):
-    """What the Order tab's badge says (its description), or None without one."""
-    tab = root.find("tab", "Order")
-    return (tab.description or None) if tab else None
+    """What the Order tab's badge says, as its accessible name reads it ("Order, 2 items" → "2"),
+    or None without one."""
+    tab = find_tab(root, "Order")
+    if tab is None or tab.name == "Order":
+        return None
+    count = re.fullmatch(r"Order, (\d+) items?", tab.name)
+    return count.group(1) if count else f"(the tab is named {tab.name!r})"
 
 
 def selected_tab(root):
-    return next((t.name for t in root.find_all("tab") if t.properties.get("selected")), None)
+    return next((tab_label(t) for t in root.find_all("tab") if t.properties.get("selected")), None)
 
 
 def notices(root):
@@ -271,7 +285,7 @@ def total(root):
 
 def open_restaurant(driver, server):
     driver.get(server.url + "/restaurant")
-    until(driver, lambda r: r.find("tab", "Menu") and title(r) == "Menu" and main(r) and main(r).find("list", "Categories"),
+    until(driver, lambda r: find_tab(r, "Menu") and title(r) == "Menu" and main(r) and main(r).find("list", "Categories"),
           "the categories")
     wait_connected(driver)
 
@@ -300,7 +314,9 @@ def add(driver, dish):
 
 
 def show_tab(driver, name):
-    press(driver, "tab", name)
+    tab = until(driver, lambda r: find_tab(r, name), f"the tab {name!r}")
+    settled(driver)
+    element(driver, tab).click()
     until(driver, lambda r: selected_tab(r) == name and title(r) == name, f"the {name} tab")
 
 

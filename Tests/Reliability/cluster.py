@@ -248,7 +248,7 @@ class ChatLoad:
                         for i in range(self.count)]
         await asyncio.gather(*(backoff_connect(w, deadline) for w in self.windows))
         for w in self.windows:
-            await self._answered(w, "sign-in", "send", self.name(w))
+            await self._answered(w, "sign-in", "commit", self.name(w))
         for w in self.windows:
             await self._until(w, lambda: w.node("new-conversation"), "the conversation list after signing in")
         for start in range(0, self.count, GROUP):

@@ -341,7 +341,7 @@ def chat_window(port, device, name=None, conversation=None):
     """A Chat window of `device`: signed in as `name` if given; showing `conversation` if given."""
     window = Window(port, "chat", device=device).start()
     if name is not None and window.node("sign-in"):
-        answer = window.act("sign-in", "send", name)
+        answer = window.act("sign-in", "commit", name)
         if answer["type"] != "ack":
             raise WebSocketError(f"signing in as {name!r}: {answer}")
     if conversation is not None:

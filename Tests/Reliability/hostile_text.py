@@ -171,7 +171,7 @@ def invisible(options, result, figures):
         window.close()
         for index, (label, name) in enumerate(INVISIBLE_CHAT_NAMES.items()):
             chat_window_ = Window(port, "chat", device=f"{index + 1:032x}").start()
-            answer = chat_window_.act("sign-in", "send", name)
+            answer = chat_window_.act("sign-in", "commit", name)
             refused = answer["type"] == "error" or bool((chat_window_.node("sign-in") or {}).get("props", {}).get("error"))
             signed_in = chat_window_.node("sign-in") is None
             figure["chat"][label] = "refused" if refused and not signed_in else "signed in"

@@ -81,6 +81,8 @@ import Testing
         try await host.perform(.select, on: SceneWindow.NodeID.tab(DinerCoordinator.TabID.order), in: window)
         try await host.tap(OrderScreen.NodeID.clear, in: window)
         try await host.perform(.select, on: SceneWindow.NodeID.tab(DinerCoordinator.TabID.menu), in: window)
+        // A notice that offers Undo.
+        (window.scene?.userInterface as? SceneWindow)?.showNotice("“Soup” deleted.") {}
         let root = try #require(window.view?.root)
         for kind in [ViewNode.Kind.tab, .alert, .notice] { #expect(!ViewTree(root).nodes(of: kind).isEmpty, "\(kind)") }
         #expect(window.text(SceneWindow.NodeID.navigationBar, "back") == "Menu")

@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 public import Logging
 public import SceneSync
 
@@ -58,11 +59,40 @@ public final class ItemStore: Sendable {
         return try await add(item, origin: origin)
     }
 
+    /// An item taken out of the list, with the place it had: what ``restore(_:origin:)`` puts back.
+    public struct RemovedItem: Equatable, Sendable {
+        /// The item, as it was.
+        public let item: Item
+        /// Where it was in the list.
+        public let index: Int
+    }
+
     /// Removes the item with `key`.
-    public func remove(_ key: UUID, origin: SceneSession.ID?) async throws(ItemStoreError) {
-        try await perform(origin: origin) { state throws(ItemStoreError) in
+    ///
+    /// - Returns: The item and the place it had, for ``restore(_:origin:)`` (undo).
+    @discardableResult
+    public func remove(_ key: UUID, origin: SceneSession.ID?) async throws(ItemStoreError) -> RemovedItem {
+        // The check may run again after another node's commit: its last answer is the one committed.
+        let taken = Mutex<Item?>(nil)
+        let envelopes = try await perform(origin: origin) { state throws(ItemStoreError) in
             guard let index = state.index(of: key) else { throw .unknownItem(key) }
+            taken.withLock { $0 = state.items[index] }
             return [.itemRemoved(key: key, index: index)]
+        }
+        guard case let .itemRemoved(_, index)? = envelopes.first?.event, let item = taken.withLock({ $0 }) else {
+            throw .notSaved(reason: "The item was not removed.")
+        }
+        return RemovedItem(item: item, index: index)
+    }
+
+    /// Puts back an item ``remove(_:origin:)`` took out — its key, fields and creation date — at
+    /// the place it had, or at the end of a list that is now shorter: undo of a delete, as an
+    /// intent every window sees. Nothing happens if an item with its key is in the list already
+    /// (undone twice).
+    public func restore(_ removed: RemovedItem, origin: SceneSession.ID?) async throws(ItemStoreError) {
+        try await perform(origin: origin) { state in
+            guard state.index(of: removed.item.key) == nil else { return [] }
+            return [.itemAdded(removed.item, index: min(max(removed.index, 0), state.items.count))]
         }
     }
 

@@ -34,10 +34,11 @@ export function start(options = {}) {
   let socket = null;
   const view = new View(root, (node, name, value) => socket.action(node, name, value));
 
-  const showState = (state, offline) => {
+  // Not connected, with what the user did waiting to be sent: the indicator says so.
+  const showState = (state, offline, waiting = 0) => {
     if (!indicator) return;
     indicator.setAttribute(ATTR.state, state);
-    const text = offline ? CONN_TEXT.offline : CONN_TEXT[state];
+    const text = waiting > 0 ? CONN_TEXT.waiting(waiting) : offline ? CONN_TEXT.offline : CONN_TEXT[state];
     if (indicator.textContent !== text) indicator.textContent = text;
     root.classList.toggle(CLS.offline, state !== CONN.connected);
   };

@@ -55,7 +55,7 @@ export const P = freeze({
   placeholder: "placeholder", inputMode: "inputMode", error: "error", disabled: "disabled",
   src: "src", alt: "alt", text: "text", style: "style", message: "message", buttons: "buttons",
   accepted: "accepted", focus: "focus", sender: "sender", time: "time", mine: "mine", fromHere: "fromHere",
-  button: "button", selectable: "selectable", readOnly: "readOnly", hint: "hint",
+  button: "button", selectable: "selectable", readOnly: "readOnly", hint: "hint", undo: "undo",
 });
 
 /** Fields of the objects in `actions` (rows) and `buttons` (alerts). */
@@ -63,7 +63,7 @@ export const ITEM = freeze({ name: "name", label: "label", role: "role" });
 
 /** Prop values. */
 export const SIDE = freeze({ leading: "leading", trailing: "trailing" });
-export const ROLE = freeze({ primary: "primary", destructive: "destructive", cancel: "cancel" });
+export const ROLE = freeze({ primary: "primary", destructive: "destructive", cancel: "cancel", done: "done" });
 export const ACCESSORY = freeze({ disclosure: "disclosure" });
 export const INPUT_MODE = freeze({ text: "text", numeric: "numeric" });
 export const TEXT_STYLE = freeze({ body: "body", title: "title", caption: "caption", footnote: "footnote" });
@@ -112,6 +112,8 @@ export const CHANNEL_MSG = freeze({ who: "who-has-session", mine: "session-is-mi
 export const CONN = freeze({ connecting: "connecting", connected: "connected", reconnecting: "reconnecting" });
 export const CONN_TEXT = freeze({
   connecting: "Connecting…", connected: "Connected", reconnecting: "Reconnecting…", offline: "Offline",
+  // Not connected, with `count` actions waiting to be sent.
+  waiting: (count) => `Offline — ${count} ${count === 1 ? "change" : "changes"} will be sent when the connection is back`,
 });
 
 /** Timing, in milliseconds. */
@@ -181,6 +183,8 @@ export const CLS = freeze({
 export const TEXT = freeze({
   back: "Back",
   delete: "Delete",
+  // The label of the navigation bar button that ends a table's edit mode (UIKit's edit button in
+  // edit mode): Escape presses it.
   // The red minus of a row in edit mode: it shows the row's Delete button, which deletes.
   showDelete: "Delete…",
   reorder: "Reorder",
@@ -192,6 +196,8 @@ export const TEXT = freeze({
   popupBlocked: "The new window was blocked.",
   openHere: "Open",
   unread: (badge) => `${badge} unread`,
+  // A tab's name with its badge: a count reads as items ("Order, 4 items"), other text as it is.
+  badged: (label, badge) => `${label}, ${/^\d+\+?$/.test(badge) ? `${badge} ${badge === "1" ? "item" : "items"}` : badge}`,
   tooLong: "This is too long to send.",
   movedTo: (position, count) => `Moved to position ${position} of ${count}`,
   // A countdown's accessible text: "1 hour 5 seconds left", "0 seconds left".

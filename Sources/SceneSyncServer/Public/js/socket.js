@@ -1,9 +1,9 @@
 // The connection: one WebSocket per window to /ws/<app>. Says hello (with the browser profile's
 // device id), keeps the session, sequence numbers and access token in sessionStorage, reconnects
 // with jittered backoff, reports visibility, pings, numbers actions (refs grow over the session's
-// life), sends again those a lost connection left unanswered, and passes on each welcome's server time
-// (the clock deadlines are read on). The transport is injectable (a WebSocket-like object), so a
-// harness can drive it.
+// life), sends again those a lost connection left unanswered, says how many of the user's actions
+// wait for a connection, and passes on each welcome's server time (the clock deadlines are read
+// on). The transport is injectable (a WebSocket-like object), so a harness can drive it.
 import { ACTION, CONN, F, MAX_MESSAGE_SIZE, MSG, TIMING, VERSION, WS_PATH } from "./protocol.js";
 import { DuplicateGuard, WindowMemory, deviceID, localStore } from "./session.js";
 const OPEN = 1; // WebSocket.OPEN
@@ -14,7 +14,7 @@ export class Socket {
    * @param {string} o.app
    * @param {(url: string) => WebSocket} [o.createTransport]
    * @param {(message: object) => void} o.onMessage  render, patch, resumed, ack, error, open
-   * @param {(state: string, offline: boolean) => void} [o.onState]
+   * @param {(state: string, offline: boolean, waiting: number) => void} [o.onState]  `waiting`: as the getter, 0 when connected
    * @param {(time: number) => void} [o.onServerTime]  each welcome's `time`: the server's clock as it sent it
    * @param {(node: string) => boolean} [o.canSend]  whether a queued action's node is still shown
    * @param {Window} [o.win]
@@ -227,7 +227,17 @@ export class Socket {
     if (this.synced || (this.isOpen && this.welcomed)) state = CONN.connected;
     else state = this.everConnected ? CONN.reconnecting : CONN.connecting;
     const offline = this.win.navigator && this.win.navigator.onLine === false;
-    this.onState(state, offline && state !== CONN.connected);
+    this.onState(state, offline && state !== CONN.connected, state === CONN.connected ? 0 : this.waiting);
+  }
+
+  /**
+   * What the user did that waits for a connection: actions made while disconnected, and those a
+   * lost connection left unanswered. Drafts (text still being typed) are not counted.
+   */
+  get waiting() {
+    let count = this.queue.filter((m) => m[F.name] !== ACTION.draft).length;
+    for (const entry of this.pending.values()) if (entry.resend && entry.name !== ACTION.draft) count += 1;
+    return count;
   }
 
   // MARK: - Messages
@@ -340,6 +350,7 @@ export class Socket {
         this.queue = this.queue.filter((m) => !older.includes(m));
       }
       this.queue.push(message);
+      this.reportState();
     }
     return ref;
   }

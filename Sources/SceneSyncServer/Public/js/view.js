@@ -1,14 +1,20 @@
 // The view: the window on screen. Owns the node tree, draws renders, applies patches, shows errors
 // near nodes and transient notices, keeps alerts modal, remembers scroll and focus per route so
-// going back lands where the user was, keeps the document title, and owns the window's countdowns
-// (the server's clock and the one timer every row's countdown ticks by).
-import { ATTR, CLS, KIND, NODE_ID, P, TEXT, TIMING, TRANSITION } from "./protocol.js";
+// going back lands where the user was, keeps the document title, owns the window's countdowns
+// (the server's clock and the one timer every row's countdown ticks by), and lets Escape end a
+// table's edit mode.
+import { ACTION, ATTR, CLS, KIND, NODE_ID, P, ROLE, TEXT, TIMING, TRANSITION } from "./protocol.js";
 import { Tree } from "./render.js";
 import { applyPatch } from "./patch.js";
 import { Countdowns } from "./countdown.js";
 import { animate, focusQuietly, focusables, h, icon } from "./dom.js";
 
 const MESSAGES_LABEL = "Messages";
+
+/** Whether `el` takes typed text: Escape there belongs to the field. */
+function takesText(el) {
+  return Boolean(el && (el.matches("input, textarea, select") || el.isContentEditable));
+}
 
 /** Whether focus is nowhere useful: on the body, or on an element that left or went inert. */
 function focusLost() {
@@ -36,6 +42,10 @@ export class View {
     this.navigationTitle = "";
     this.modal = false;
     this.returnFocus = null;
+    this.doneByEscape = null; // {record, props} of the Done button Escape pressed, until it changes
+    // Reaches the document only if nothing nearer took it: a row's Delete, a menu, an alert, a
+    // field putting back its text.
+    document.addEventListener("keydown", (event) => this.escapeEditing(event));
   }
 
   send(node, name, value) {
@@ -161,6 +171,32 @@ export class View {
       if (back && back.isConnected && !back.closest("[inert]") && focusLost()) focusQuietly(back);
     }
     this.modal = modal;
+  }
+
+  // MARK: - Edit mode
+
+  /**
+   * Escape ends a table's edit mode as its Done button would: it presses the navigation bar's
+   * button whose role is `done` (the edit button in edit mode), once until the server answers.
+   */
+  escapeEditing(event) {
+    if (event.key !== "Escape" || event.defaultPrevented || event.isComposing || this.modal) return;
+    if (takesText(document.activeElement) || this.container.querySelector(`.${CLS.confirming}`)) return;
+    const done = this.doneButton();
+    if (!done) return;
+    event.preventDefault();
+    const pressed = this.doneByEscape;
+    if (pressed && pressed.record === done && pressed.props === done.props) return;
+    this.doneByEscape = { record: done, props: done.props };
+    this.send(done.id, ACTION.tap);
+  }
+
+  /** The navigation bar's Done button while a table on the screen is in edit mode, else null. */
+  doneButton() {
+    const editing = [...this.tree.map.values()].some((r) => r.kind === KIND.table && r.props[P.editing] === true && r.el.isConnected);
+    if (!editing) return null;
+    const bar = this.tree.get(NODE_ID.navigationBar);
+    return bar?.kids.find((r) => r.kind === KIND.barButton && r.props[P.role] === ROLE.done && r.props[P.disabled] !== true) ?? null;
   }
 
   // MARK: - Errors and notices

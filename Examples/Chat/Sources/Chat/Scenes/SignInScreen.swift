@@ -8,8 +8,10 @@ public import SceneSyncUI
 public final class SignInScreen: ScreenController {
     /// The route's name.
     public static let routeName = "signIn"
-    /// The name field and its Sign In button.
+    /// The name field: one line, and Enter signs in.
     public static let field = "sign-in"
+    /// The Sign In button, which signs in with what the field holds.
+    public static let button = "sign-in-button"
 
     /// Who to tell once the device is signed in.
     public weak var delegate: (any ChatScreenDelegate)?
@@ -41,11 +43,19 @@ public final class SignInScreen: ScreenController {
             .section(id: "sign-in-section", header: "Who is chatting?",
                      footer: "Every window of this browser chats as you. Another browser, or another browser profile, is another person.",
                      children: [
-                         .composer(id: Self.field, label: "Your Name", value: draft(for: Self.field) ?? "", button: "Sign In",
-                                   onDraft: { [weak self] text in try await self?.setDraft(text, for: Self.field) },
-                                   onSend: { [weak self] name in try await self?.signIn(name) }),
+                         .textField(id: Self.field, label: "Your Name", value: "", draft: draft(for: Self.field), placeholder: "Required",
+                                    onCommit: { [weak self] name in try await self?.signIn(name) }),
+                         .button(id: Self.button, label: "Sign In", role: .primary) { [weak self] in try await self?.signInWithDraft() },
                      ]),
         ])]
+    }
+
+    /// The button: the field's text is its draft (the window keeps it as it is typed). Pressing
+    /// the button commits the field first, as it loses the focus; a device that commit signed in
+    /// is not signed in again.
+    private func signInWithDraft() async throws {
+        guard await chat.controller.state.person(on: device) == nil else { return }
+        try await signIn(draft(for: Self.field) ?? "")
     }
 
     private func signIn(_ name: String) async throws {

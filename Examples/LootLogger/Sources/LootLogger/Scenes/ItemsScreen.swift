@@ -63,12 +63,20 @@ public final class ItemsScreen: ScreenController {
                 guard let self else { return }
                 await delegate?.itemsScreen(self, didSelect: key)
             },
-            onDelete: { [weak self] key in try await self?.store.remove(key, origin: self?.origin) },
+            onDelete: { [weak self] key in try await self?.delete(key) },
             onMove: { [weak self] key, index in try await self?.store.move(key, to: index, origin: self?.origin) },
             actions: [Self.openInNewWindow: { [weak self] key in
                 guard let self else { return }
                 delegate?.itemsScreen(self, openInNewWindow: key)
             }])
+    }
+
+    /// Deletes the item, and offers to undo it.
+    private func delete(_ key: UUID) async throws {
+        let removed = try await store.remove(key, origin: origin)
+        window?.showNotice("“\(removed.item.name)” deleted.") { [store, weak self] in
+            try await store.restore(removed, origin: self?.origin)
+        }
     }
 
     public override func load() async {
@@ -144,7 +152,9 @@ public final class ItemsScreen: ScreenController {
     }
 
     private func barButtons(editing: Bool) -> [ViewNode] {
-        [.barButton(id: NodeID.edit, label: editing ? "Done" : "Edit", side: .leading) { [weak self] in self?.toggleEditing() },
+        [.barButton(id: NodeID.edit, label: editing ? "Done" : "Edit", side: .leading, role: editing ? .done : nil) { [weak self] in
+            self?.toggleEditing()
+        },
          .barButton(id: NodeID.add, label: "Add", side: .trailing, role: .primary) { [weak self] in try await self?.addItem() }]
     }
 

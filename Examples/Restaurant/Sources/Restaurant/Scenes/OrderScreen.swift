@@ -123,7 +123,9 @@ public final class OrderScreen: ScreenController {
     }
 
     private func barButtons(editing: Bool) -> [ViewNode] {
-        [.barButton(id: NodeID.edit, label: editing ? "Done" : "Edit", side: .leading) { [weak self] in self?.toggleEditing() },
+        [.barButton(id: NodeID.edit, label: editing ? "Done" : "Edit", side: .leading, role: editing ? .done : nil) { [weak self] in
+            self?.toggleEditing()
+        },
          .barButton(id: NodeID.submit, label: "Submit", side: .trailing, role: .primary) { [weak self] in self?.confirmSubmit() }]
     }
 

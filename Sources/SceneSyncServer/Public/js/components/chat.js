@@ -5,9 +5,10 @@
 // and only the pane its `focus` names in a narrow one. A message list stays at the bottom while the
 // user is there, keeps what they are reading where it is when earlier messages come in above, and
 // taps its "Load Earlier" button by itself when the button scrolls into view. The composer's text
-// is the window's draft: typing sends `draft` (debounced), Enter or the button sends `send`; the
-// server answers a send by setting `value` to "", which clears the field only if it still holds
-// the text sent (what the user typed since stays).
+// is the window's draft: typing sends `draft` (debounced), Enter or the button sends `send` (the
+// button is disabled while the field holds only white space); the server answers a send by setting
+// `value` to "", which clears the field only if it still holds the text sent (what the user typed
+// since stays).
 import { ACTION, ATTR, CLS, FOCUS, KIND, P, TIMING, nodeId } from "../protocol.js";
 import { animate, focusQuietly, h, motionAllowed, setAttr, setText, show, uid } from "../dom.js";
 import { isMoment, showMoment } from "../times.js";
@@ -323,6 +324,7 @@ export const composer = {
     const el = h("div", { class: "ss-composer" }, h("div", { class: "ss-composer-line" }, input, button), error);
     const s = {
       input, button, error, errorId,
+      disabled: false, // the server's `disabled`
       server: null, // the last `value` the server sent (null: none yet)
       sent: null, // the text of the send not answered yet
       timer: 0, // the debounced draft
@@ -385,9 +387,8 @@ export const composer = {
     setAttr(input, "aria-label", name || null);
     setAttr(input, "placeholder", name || null);
     setText(s.button, props[P.button] ?? "");
-    const disabled = props[P.disabled] === true;
-    input.disabled = disabled;
-    s.button.disabled = disabled;
+    s.disabled = props[P.disabled] === true;
+    input.disabled = s.disabled;
     const value = props[P.value] === undefined || props[P.value] === null ? "" : String(props[P.value]);
     if (s.server === null) {
       input.value = value; // first drawn: the window's draft
@@ -437,6 +438,8 @@ function fit(input) {
 
 function refresh(el) {
   const s = el._ss;
+  // Nothing to send until there is more than white space; Enter still sends, and the server says what is wrong.
+  s.button.disabled = s.disabled || !/\S/.test(s.input.value);
   const message = s.clientError ?? s.serverError;
   show(s.error, Boolean(message));
   setText(s.error, message ?? "");

@@ -1,6 +1,6 @@
 // The window's frame: window, navigation bar and its buttons, screen, tab bar and tabs, overlay.
 import { ACTION, CLS, P, ROLE, SIDE, TEXT, nodeId } from "../protocol.js";
-import { animate, h, icon, setAttr, setText, show, uid } from "../dom.js";
+import { animate, h, icon, setAttr, setText, show } from "../dom.js";
 
 export const windowView = {
   create: () => h("div", { class: "ss-window" }),
@@ -114,19 +114,18 @@ export const tab = {
   create(node, context) {
     const id = nodeId(node);
     const label = h("span", { class: "ss-tab-label" });
-    const badgeId = uid("badge");
-    const badge = h("span", { class: "ss-badge", id: badgeId, hidden: true });
+    // The badge is in the tab's name ("Order, 4 items"): read alone it would be a bare "4".
+    const badge = h("span", { class: "ss-badge", "aria-hidden": "true", hidden: true });
     const el = h("button", { type: "button", class: "ss-tab", role: "tab" }, label, badge);
     // The shown tab, selected again, goes back to its first screen: the server decides.
     el.addEventListener("click", () => context.send(id, ACTION.select));
-    el._ss = { label, badge, badgeId };
+    el._ss = { label, badge };
     return el;
   },
   update(el, props) {
-    const { label, badge, badgeId } = el._ss;
+    const { label, badge } = el._ss;
     const text = props[P.label] ?? "";
     setText(label, text);
-    setAttr(el, "aria-label", text);
     const selected = props[P.selected] === true;
     setAttr(el, "aria-selected", selected ? "true" : "false");
     el.classList.toggle(CLS.selected, selected);
@@ -135,7 +134,7 @@ export const tab = {
     const hasBadge = value !== undefined && value !== null && value !== "";
     show(badge, hasBadge);
     setText(badge, hasBadge ? String(value) : "");
-    setAttr(el, "aria-describedby", hasBadge ? badgeId : null);
+    setAttr(el, "aria-label", hasBadge ? TEXT.badged(text, String(value)) : text);
   },
   mounted(el) {
     // With no tab selected, keep the first one reachable by Tab.

@@ -1,4 +1,5 @@
-// Overlays: alert (modal, focus trapped, Escape = the cancel button) and notice (toast).
+// Overlays: alert (modal, focus trapped, Escape = the cancel button) and notice (toast; one that
+// tells of a delete offers Undo, also as ⌘Z / Ctrl+Z outside a text field).
 import { ACTION, CLS, ITEM, P, ROLE, TEXT, TIMING, nodeId } from "../protocol.js";
 import { animate, focusQuietly, focusables, h, icon, setText, show, uid } from "../dom.js";
 
@@ -91,18 +92,22 @@ export const notice = {
   create(node, context) {
     const id = nodeId(node);
     const message = h("span", { class: "ss-notice-message" });
+    const undoButton = h("button", { type: "button", class: "ss-notice-undo" });
     const dismissButton = h("button", { type: "button", class: "ss-notice-dismiss", "aria-label": TEXT.dismiss }, icon("close"));
-    const el = h("div", { class: "ss-notice", role: "status" }, message, dismissButton);
-    const s = { message, timer: 0, sent: false, paused: false };
+    const el = h("div", { class: "ss-notice", role: "status" }, message, undoButton, dismissButton);
+    const s = { message, undoButton, timer: 0, sent: false, paused: false };
     el._ss = s;
-    const dismiss = () => {
+    const settle = (action) => {
       if (s.sent) return;
       s.sent = true;
       clearTimeout(s.timer);
-      context.send(id, ACTION.dismiss);
+      context.send(id, action);
     };
+    const dismiss = () => settle(ACTION.dismiss);
     s.dismiss = dismiss;
+    s.undo = () => settle(ACTION.tap);
     dismissButton.addEventListener("click", dismiss);
+    undoButton.addEventListener("click", s.undo);
     // Passing notices go by themselves, unless the pointer or focus is on them, or the window is hidden.
     s.schedule = () => {
       clearTimeout(s.timer);
@@ -122,6 +127,9 @@ export const notice = {
 
   update(el, props) {
     setText(el._ss.message, props[P.message] ?? "");
+    const undo = props[P.undo];
+    show(el._ss.undoButton, typeof undo === "string");
+    if (typeof undo === "string") setText(el._ss.undoButton, undo);
   },
 
   mounted(el) {
@@ -140,3 +148,17 @@ export const notice = {
     return animate(el, [{ opacity: 1 }, { opacity: 0, transform: "translateY(8px)" }], { duration: 200, fill: "forwards" });
   },
 };
+
+// ⌘Z / Ctrl+Z outside a text field (where it undoes typing): the newest notice that offers Undo
+// undoes, as its button does.
+if (typeof document !== "undefined") {
+  document.addEventListener("keydown", (event) => {
+    if (event.key.toLowerCase() !== "z" || !(event.metaKey || event.ctrlKey) || event.shiftKey || event.altKey) return;
+    if (event.target instanceof Element && event.target.closest("input, textarea, [contenteditable]")) return;
+    const offering = [...document.querySelectorAll(".ss-notice")].filter((el) => el._ss && !el._ss.sent && !el._ss.undoButton.hidden);
+    const newest = offering.at(-1);
+    if (!newest) return;
+    event.preventDefault();
+    newest._ss.undo();
+  });
+}
