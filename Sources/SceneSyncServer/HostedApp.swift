@@ -56,7 +56,7 @@ public struct HostedApp: Sendable {
     ///     launched application. An error stops the server's start.
     /// - Precondition: `name` is a URL segment of lowercase letters, digits and `-`, and not a
     ///   name the server uses itself (`ws`, `js`, `css`, `metrics`, `renderer`).
-    public init<Delegate: ApplicationDelegate>(
+    public init<Delegate: ApplicationDelegate & Sendable>(
         name: String,
         title: String,
         summary: String,
@@ -115,6 +115,9 @@ public struct HostedApp: Sendable {
     }
 
     static let reservedNames: Set<String> = ["ws", "js", "css", "metrics", "renderer"]
+    /// What an app keeps under its own path besides its page and its places: its assets and its
+    /// widget. A tab or a kind of route is never named so.
+    static let ownSegments: Set<String> = ["assets", "widget", "widget.json"]
 
     /// Whether `name` can be an app's name: a URL segment of a-z, 0-9 and `-`, not one the server
     /// uses itself.
