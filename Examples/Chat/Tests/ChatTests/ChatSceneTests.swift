@@ -256,7 +256,9 @@ struct ChatSceneTests {
         #expect(ana.title == "New Conversation")
         try await host.type("Weekend", into: NewConversationScreen.NodeID.title, in: ana)
         try await host.type("Bo, Cy", into: NewConversationScreen.NodeID.participants, in: ana)
-        await #expect(throws: ChatError.unknownParticipant("Cy")) { try await host.tap(NewConversationScreen.NodeID.start, in: ana) }
+        try await host.tap(NewConversationScreen.NodeID.start, in: ana)
+        #expect(ana.text(NewConversationScreen.NodeID.participants, "error") == ChatError.unknownParticipant("Cy").description)
+        #expect(ana.title == "New Conversation" && ana.noticeTexts.isEmpty)
         try await host.type("Bo", into: NewConversationScreen.NodeID.participants, in: ana)
         try await host.tap(NewConversationScreen.NodeID.start, in: ana)
         #expect(ana.title == "Weekend" && ana.node(Detail.composer) != nil && ana.patchFailures.isEmpty)

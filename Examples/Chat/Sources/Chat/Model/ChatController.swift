@@ -155,15 +155,8 @@ public final class ChatController: Sendable {
     public func startConversation(
         title typed: String, with names: [String], by person: UUID, client: String? = nil, origin: SceneSession.ID?
     ) async throws(ChatError) -> Conversation {
-        let title = VisibleText.trimmed(typed)
-        guard !title.isEmpty else { throw Self.isBlank(typed) ? .emptyTitle : .unshowableTitle(.showsNothing) }
-        guard title.count <= ChatLimits.maximumTitleLength else { throw .titleTooLong(length: title.count, limit: ChatLimits.maximumTitleLength) }
-        try Self.checkBytes(title, limit: ChatLimits.maximumTitleBytes)
-        do { try VisibleText.check(title) } catch { throw .unshowableTitle(error) }
-        let names = names.map { VisibleText.trimmed($0) }.filter { !$0.isEmpty }
-        guard names.count < ChatLimits.maximumParticipants else {
-            throw .tooManyParticipants(count: names.count + 1, limit: ChatLimits.maximumParticipants)
-        }
+        let title = try Self.conversationTitle(typed)
+        let names = try Self.participantNames(names)
         let id = UUID()
         let startedAt = now()
         let perPerson = settings.maximumConversationsStartedPerPerson
@@ -171,13 +164,7 @@ public final class ChatController: Sendable {
         let envelopes: [EventEnvelope<ChatEvent>]
         do {
             envelopes = try await perform(origin: origin) { state throws(ChatError) in
-                guard state.people[person] != nil else { throw .notSignedIn }
-                var participants = [person]
-                for name in names {
-                    guard let other = state.person(named: name) else { throw .unknownParticipant(name) }
-                    if !participants.contains(other.id) { participants.append(other.id) }
-                }
-                guard participants.count > 1 else { throw .noOtherParticipants }
+                let participants = try Self.participants(named: names, by: person, in: state)
                 guard state.conversationsStarted(by: person) < perPerson else { throw .tooManyConversationsStarted(limit: perPerson) }
                 guard state.conversations.count < ChatLimits.maximumConversations else {
                     throw .tooManyConversations(limit: ChatLimits.maximumConversations)
@@ -190,6 +177,55 @@ public final class ChatController: Sendable {
         }
         guard case let .conversationStarted(conversation)? = envelopes.first?.event else { throw .notSaved(reason: "The conversation was not started.") }
         return conversation
+    }
+
+    /// The title ``startConversation(title:with:by:client:origin:)`` gives a conversation typed as
+    /// `typed`: without the spaces around it.
+    ///
+    /// - Throws: What `startConversation` refuses the title for: ``ChatError/emptyTitle``,
+    ///   ``ChatError/titleTooLong(length:limit:)``, ``ChatError/tooManyBytes(bytes:limit:)``,
+    ///   ``ChatError/unshowableTitle(_:)``.
+    public static func conversationTitle(_ typed: String) throws(ChatError) -> String {
+        let title = VisibleText.trimmed(typed)
+        guard !title.isEmpty else { throw isBlank(typed) ? .emptyTitle : .unshowableTitle(.showsNothing) }
+        guard title.count <= ChatLimits.maximumTitleLength else { throw .titleTooLong(length: title.count, limit: ChatLimits.maximumTitleLength) }
+        try checkBytes(title, limit: ChatLimits.maximumTitleBytes)
+        do { try VisibleText.check(title) } catch { throw .unshowableTitle(error) }
+        return title
+    }
+
+    /// Checks the people named `names` as ``startConversation(title:with:by:client:origin:)``
+    /// would for `person`, against the state as it is now, and starts nothing: a form can say
+    /// what is wrong with them beside what is wrong with the title. Starting checks them again.
+    ///
+    /// - Throws: ``ChatError/tooManyParticipants(count:limit:)``, ``ChatError/notSignedIn``,
+    ///   ``ChatError/unknownParticipant(_:)`` for the first name no one has,
+    ///   ``ChatError/noOtherParticipants``.
+    public func checkParticipants(_ names: [String], by person: UUID) async throws(ChatError) {
+        let names = try Self.participantNames(names)
+        let state = await controller.state
+        _ = try Self.participants(named: names, by: person, in: state)
+    }
+
+    /// The names typed, trimmed, without empty ones.
+    private static func participantNames(_ typed: [String]) throws(ChatError) -> [String] {
+        let names = typed.map { VisibleText.trimmed($0) }.filter { !$0.isEmpty }
+        guard names.count < ChatLimits.maximumParticipants else {
+            throw .tooManyParticipants(count: names.count + 1, limit: ChatLimits.maximumParticipants)
+        }
+        return names
+    }
+
+    /// `person` and the people named `names` in `state`, each once.
+    private static func participants(named names: [String], by person: UUID, in state: ChatState) throws(ChatError) -> [UUID] {
+        guard state.people[person] != nil else { throw .notSignedIn }
+        var participants = [person]
+        for name in names {
+            guard let other = state.person(named: name) else { throw .unknownParticipant(name) }
+            if !participants.contains(other.id) { participants.append(other.id) }
+        }
+        guard participants.count > 1 else { throw .noOtherParticipants }
+        return participants
     }
 
     /// Sends `text` to `conversation` as `person`. The text is kept as typed, less the spaces and

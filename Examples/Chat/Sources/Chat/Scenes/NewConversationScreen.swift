@@ -12,11 +12,12 @@ public protocol NewConversationScreenDelegate: AnyObject {
 }
 
 /// Starts a conversation: a title and the names of the people to talk to. What is typed is the
-/// window's draft until the conversation starts.
+/// window's draft until the conversation starts. Start checks both fields at once: what is wrong
+/// with each shows under it, until its text changes.
 @MainActor
 public final class NewConversationScreen: ScreenController {
-    /// The route's name.
-    public static let routeName = "newConversation"
+    /// The screen's kind of route.
+    public static let route = RouteName("newConversation")
     /// Node ids.
     public enum NodeID {
         /// The title field.
@@ -35,6 +36,10 @@ public final class NewConversationScreen: ScreenController {
     private let person: Person
     private let client: String?
     private var known: [String] = []
+    /// Each field's error, by node id.
+    private var errors: [String: String] = [:]
+    /// The text each field with an error had when it was refused.
+    private var refused: [String: String] = [:]
 
     /// Creates the screen for `person`, in a window connected by `client` (see
     /// ``ChatCoordinator/client``).
@@ -42,7 +47,7 @@ public final class NewConversationScreen: ScreenController {
         self.chat = chat
         self.person = person
         self.client = client
-        super.init(route: Route(Self.routeName), title: "New Conversation")
+        super.init(route: Self.route(), title: "New Conversation")
         setBarButtons([
             .barButton(id: NodeID.cancel, label: "Cancel", side: .leading, role: .cancel) { [weak self] in
                 guard let self else { return }
@@ -63,19 +68,82 @@ public final class NewConversationScreen: ScreenController {
         return [.form(id: "new-conversation-form", sections: [
             .section(id: "new-conversation-fields", footer: "Separate names with commas. \(others)", children: [
                 .textField(id: NodeID.title, label: "Title", value: "", draft: draft(for: NodeID.title), placeholder: "Weekend plans",
-                           onCommit: { [weak self] text in try await self?.setDraft(text, for: NodeID.title) }),
+                           error: errors[NodeID.title],
+                           onCommit: { [weak self] text in try await self?.commit(text, in: NodeID.title) }),
                 .textField(id: NodeID.participants, label: "Participants", value: "", draft: draft(for: NodeID.participants),
-                           placeholder: "Names, separated by commas",
-                           onCommit: { [weak self] text in try await self?.setDraft(text, for: NodeID.participants) }),
+                           placeholder: "Names, separated by commas", error: errors[NodeID.participants],
+                           onCommit: { [weak self] text in try await self?.commit(text, in: NodeID.participants) }),
             ]),
         ])]
     }
 
+    /// Keeps what was typed as the field's draft. Other text than the field's refused text takes
+    /// its error away; the refused text typed again keeps it.
+    private func commit(_ text: String, in field: String) async throws {
+        try await setDraft(text, for: field)
+        guard errors[field] != nil, text != refused[field] else { return }
+        errors[field] = nil
+        refused[field] = nil
+        update([errorPatch(of: field)])
+    }
+
     private func start() async throws {
+        let title = draft(for: NodeID.title) ?? ""
         let names = (draft(for: NodeID.participants) ?? "").split(separator: ",").map(String.init)
-        let conversation = try await chat.startConversation(title: draft(for: NodeID.title) ?? "", with: names, by: person.id, client: client, origin: origin)
-        await clearDrafts()
-        await delegate?.newConversationScreen(self, didStart: conversation)
+        // Both fields are checked before starting, so that both say what is wrong at once;
+        // starting checks them again.
+        var refusals: [ChatError] = []
+        do { _ = try ChatController.conversationTitle(title) } catch { refusals.append(error) }
+        do { try await chat.checkParticipants(names, by: person.id) } catch { refusals.append(error) }
+        if refusals.isEmpty {
+            do {
+                let conversation = try await chat.startConversation(title: title, with: names, by: person.id, client: client, origin: origin)
+                await clearDrafts()
+                await delegate?.newConversationScreen(self, didStart: conversation)
+                return
+            } catch {
+                refusals = [error]
+            }
+        }
+        try show(refusals)
+    }
+
+    /// Shows each refusal under its field and takes away the errors of the fields it no longer
+    /// finds wrong; a refusal of neither field is thrown, for the window to show as a notice.
+    private func show(_ refusals: [ChatError]) throws {
+        var found: [String: String] = [:]
+        var elsewhere: ChatError?
+        for refusal in refusals {
+            if let field = Self.field(of: refusal) {
+                found[field] = found[field] ?? refusal.description
+            } else {
+                elsewhere = elsewhere ?? refusal
+            }
+        }
+        let changed = [NodeID.title, NodeID.participants].filter { errors[$0] != found[$0] }
+        for field in [NodeID.title, NodeID.participants] {
+            refused[field] = found[field] == nil ? nil : draft(for: field) ?? ""
+        }
+        errors = found
+        update(changed.map(errorPatch(of:)))
+        if let elsewhere { throw elsewhere }
+    }
+
+    /// The field's error as it is now, with its draft: a field not being typed in shows the draft
+    /// its node carries, which is otherwise the one it was drawn with.
+    private func errorPatch(of field: String) -> Patch {
+        .set(field, [.error: errors[field].map(ViewValue.string) ?? .null, .draft: draft(for: field).map(ViewValue.string) ?? .null])
+    }
+
+    /// The field a refusal of ``ChatController/startConversation(title:with:by:client:origin:)`` is
+    /// about, or `nil` for one about neither.
+    private static func field(of refusal: ChatError) -> String? {
+        switch refusal {
+        // The title is the only text whose bytes starting a conversation counts.
+        case .emptyTitle, .titleTooLong, .tooManyBytes, .unshowableTitle: NodeID.title
+        case .unknownParticipant, .noOtherParticipants, .tooManyParticipants: NodeID.participants
+        default: nil
+        }
     }
 
     private func clearDrafts() async {

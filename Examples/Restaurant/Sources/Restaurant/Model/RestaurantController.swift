@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 public import Logging
 public import SceneSync
 
@@ -65,11 +66,46 @@ public final class RestaurantController: Sendable {
         return line
     }
 
+    /// A line taken out of the shared order, with the place it had: what
+    /// ``restore(_:origin:)`` puts back.
+    public struct RemovedLine: Equatable, Sendable {
+        /// The line, as it was.
+        public let line: OrderLine
+        /// Where it was in the order.
+        public let index: Int
+    }
+
     /// Removes the line `lineID` from the shared order.
-    public func removeFromOrder(lineID: UUID, origin: SceneSession.ID?) async throws(RestaurantError) {
-        try await perform(origin: origin) { state throws(RestaurantError) in
+    ///
+    /// - Returns: The line and the place it had, for ``restore(_:origin:)`` (undo).
+    /// - Throws: ``RestaurantError/unknownLine(_:)`` if the order has no such line.
+    @discardableResult
+    public func removeFromOrder(lineID: UUID, origin: SceneSession.ID?) async throws(RestaurantError) -> RemovedLine {
+        // The check may run again after another node's commit: its last answer is the one committed.
+        let taken = Mutex<OrderLine?>(nil)
+        let envelopes = try await perform(origin: origin) { state throws(RestaurantError) in
             guard let index = state.index(ofLine: lineID) else { throw .unknownLine(lineID) }
+            taken.withLock { $0 = state.order[index] }
             return [.itemRemoved(lineID: lineID, index: index)]
+        }
+        guard case let .itemRemoved(_, index)? = envelopes.first?.event, let line = taken.withLock({ $0 }) else {
+            throw .notSaved(reason: "The dish was not removed.")
+        }
+        return RemovedLine(line: line, index: index)
+    }
+
+    /// Puts back a line ``removeFromOrder(lineID:origin:)`` took out — its id, dish and price — at
+    /// the place it had, or at the end of an order that is now shorter: undo of a delete, as an
+    /// intent every window sees. Nothing happens if the order has a line with its id already
+    /// (undone twice).
+    ///
+    /// - Throws: ``RestaurantError/tooManyItems(count:limit:)`` when the order is full.
+    public func restore(_ removed: RemovedLine, origin: SceneSession.ID?) async throws(RestaurantError) {
+        let limit = limits.maximumDishesPerOrder
+        try await perform(origin: origin) { state throws(RestaurantError) in
+            guard state.index(ofLine: removed.line.id) == nil else { return [] }
+            guard state.order.count < limit else { throw .tooManyItems(count: state.order.count + 1, limit: limit) }
+            return [.itemAdded(removed.line, index: min(max(removed.index, 0), state.order.count))]
         }
     }
 

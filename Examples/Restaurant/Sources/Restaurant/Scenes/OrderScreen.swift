@@ -2,10 +2,10 @@ public import Foundation
 import SceneSync
 public import SceneSyncUI
 
-/// The Order tab: the shared order's dishes with their total, Edit (delete and reorder) and
-/// Submit, and below them the orders in the kitchen, each counting down to its ready time. A
-/// ready order's row offers "Picked Up" (``pickedUp``) in its menu; picked up, or not picked up
-/// within ``OrderLimits/pickupTime``, it leaves the list in every window.
+/// The Order tab: the shared order's dishes with their total, Edit (delete, which the notice can
+/// undo, and reorder) and Submit, and below them the orders in the kitchen, each counting down to
+/// its ready time. A ready order's row offers "Picked Up" (``pickedUp``) in its menu; picked up, or
+/// not picked up within ``OrderLimits/pickupTime``, it leaves the list in every window.
 ///
 /// The screen keeps its own copy of the restaurant's state and applies each event to it, then
 /// patches only the rows that changed, in every window. Countdowns tick in the browser from the
@@ -59,7 +59,7 @@ public final class OrderScreen: ScreenController {
         handleRows(
             Self.lineRows,
             shown: { [weak self] id in self?.state.index(ofLine: id) != nil },
-            onDelete: { [weak self] id in try await self?.restaurant.removeFromOrder(lineID: id, origin: self?.origin) },
+            onDelete: { [weak self] id in try await self?.delete(id) },
             onMove: { [weak self] id, index in try await self?.restaurant.moveInOrder(lineID: id, to: index, origin: self?.origin) })
         // Every kitchen row answers Picked Up; the restaurant refuses it for an order not ready.
         handleRows(
@@ -197,6 +197,14 @@ public final class OrderScreen: ScreenController {
     }
 
     // MARK: - Intents
+
+    /// Removes a dish from the order; the notice in this window offers to put it back.
+    private func delete(_ lineID: UUID) async throws {
+        let removed = try await restaurant.removeFromOrder(lineID: lineID, origin: origin)
+        window?.showNotice("Removed \(removed.line.name) from your order.") { [restaurant, weak self] in
+            try await restaurant.restore(removed, origin: self?.origin)
+        }
+    }
 
     private func toggleEditing() {
         isEditing.toggle()
