@@ -41,9 +41,21 @@ struct SceneWindowTests {
         #expect(tabs.map { $0.props["label"] } == ["Menu", "Order"])
         #expect(tabs.map { $0.props["selected"] } == [true, false])
         #expect(tabs.allSatisfy { $0.props["badge"] == nil })
+        #expect(tabs.map { $0.props["icon"] } == [nil, "cart"]) // a tab without an icon sends none
         #expect(window.title == "Menu")
         #expect(window.route == "menu:menu")
         #expect(window.rowTitles == ["Drinks", "Starters"])
+    }
+
+    /// The renderer draws every icon a tab may name (`dom.js`, `TAB_ICONS`): one it lacks would
+    /// leave the tab with no icon and no error.
+    @Test func theRendererDrawsEveryTabIcon() throws {
+        let dom = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/SceneSyncServer/Public/js/dom.js")
+        let source = try String(contentsOf: dom, encoding: .utf8)
+        for icon in SceneWindow.Tab.Icon.allCases {
+            #expect(source.contains("\"\(icon.rawValue)\": ["), "dom.js draws no \(icon.rawValue)")
+        }
     }
 
     @Test func selectingATabSwitchesStacksAndEachTabKeepsItsOwn() async throws {
@@ -269,7 +281,7 @@ struct SceneWindowTests {
 
         try await order.perform(origin: nil) { _ in [.cleared] }
         try await host.waitUntil("no badge in either window") { [left, right].allSatisfy { badge($0) == nil } }
-        #expect(left.node(tab(TabID.order))?.props.keys.sorted() == ["label", "selected"])
+        #expect(left.node(tab(TabID.order))?.props.keys.sorted() == ["icon", "label", "selected"])
         #expect([left, right].map(renders) == [1, 1])
         #expect(left.patchFailures.isEmpty && right.patchFailures.isEmpty)
     }
@@ -303,7 +315,7 @@ struct SceneWindowTests {
                     node: ViewNode(id: "notice-1", kind: .notice, props: ["message": "The order was sent from another window."])),
         ])
         #expect(badge(window) == nil)
-        #expect(window.node(tab(TabID.order))?.props.keys.sorted() == ["label", "selected"])
+        #expect(window.node(tab(TabID.order))?.props.keys.sorted() == ["icon", "label", "selected"])
         #expect(window.patchFailures.isEmpty)
     }
 

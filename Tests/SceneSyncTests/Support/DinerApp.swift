@@ -81,7 +81,7 @@ final class DinerCoordinator: Coordinator {
         await orderStack.setScreens([orderScreen])
         await window.setTabs([
             SceneWindow.Tab(id: TabID.menu, title: "Menu", navigation: menu),
-            SceneWindow.Tab(id: TabID.order, title: "Order", badge: orderScreen.badge, navigation: orderStack),
+            SceneWindow.Tab(id: TabID.order, title: "Order", icon: .cart, badge: orderScreen.badge, navigation: orderStack),
         ], selected: state?.selectedTab ?? TabID.menu)
     }
 

@@ -24,7 +24,19 @@ const SVG = "http://www.w3.org/2000/svg";
 
 /** A decorative inline SVG icon from a path, drawn with currentColor. */
 export function icon(name) {
-  const paths = ICONS[name];
+  return drawIcon(ICONS[name], name);
+}
+
+/**
+ * A tab's icon, by the SF Symbol name the server sends (`SceneWindow.Tab.Icon`: "cart",
+ * "list.bullet"), drawn as `icon` draws; null for a name this renderer does not draw.
+ */
+export function tabIcon(name) {
+  const paths = Object.hasOwn(TAB_ICONS, name) ? TAB_ICONS[name] : null;
+  return paths ? drawIcon(paths, name.replaceAll(".", "-")) : null;
+}
+
+function drawIcon(paths, name) {
   const svg = document.createElementNS(SVG, "svg");
   svg.setAttribute("viewBox", "0 0 24 24");
   svg.setAttribute("aria-hidden", "true");
@@ -45,6 +57,25 @@ const ICONS = {
   more: ["M6 12h.01", "M12 12h.01", "M18 12h.01"],
   close: ["M7 7l10 10", "M17 7 7 17"],
   minus: ["M7 12h10"],
+};
+
+// Keyed by the names `SceneWindow.Tab.Icon` sends; SceneWindowTests checks that each is here.
+const TAB_ICONS = {
+  "list.bullet": [
+    "M3.9 6.5a.6.6 0 1 0 1.2 0a.6.6 0 1 0-1.2 0", "M3.9 12a.6.6 0 1 0 1.2 0a.6.6 0 1 0-1.2 0", "M3.9 17.5a.6.6 0 1 0 1.2 0a.6.6 0 1 0-1.2 0",
+    "M9 6.5h11", "M9 12h11", "M9 17.5h11"],
+  "cart": [
+    "M2.5 4h2.2l2.4 11.2a1.5 1.5 0 0 0 1.5 1.2h8.6a1.5 1.5 0 0 0 1.5-1.1L21 8H5.6",
+    "M10.5 20a1.25 1.25 0 1 1-2.5 0 1.25 1.25 0 0 1 2.5 0",
+    "M18 20a1.25 1.25 0 1 1-2.5 0 1.25 1.25 0 0 1 2.5 0",
+  ],
+  "bubble.left.and.bubble.right": [
+    "M15 8.5V6a2 2 0 0 0-2-2H5a2 2 0 0 0-2 2v5.5a2 2 0 0 0 2 2h1V16l3-2.5",
+    "M11 10.5h8a2 2 0 0 1 2 2V17a2 2 0 0 1-2 2h-1v2.5L15 19h-4a2 2 0 0 1-2-2v-4.5a2 2 0 0 1 2-2z",
+  ],
+  "gauge": ["M4.2 18a9 9 0 1 1 15.6 0", "M12 13.5l4-4.5", "M12 13.5h.01"],
+  "fork.knife": ["M6 3v5.5a2 2 0 0 0 4 0V3", "M8 3v18", "M17 21V3c-1.8 1-3 3.5-3 7v3.5h3"],
+  "person": ["M15.5 7.5a3.5 3.5 0 1 1-7 0 3.5 3.5 0 0 1 7 0", "M5 20.5c0-3.6 3.1-6 7-6s7 2.4 7 6"],
 };
 
 /** Sets text only when it changed (keeps selection and avoids layout work). */

@@ -30,6 +30,8 @@ const ANNOUNCED_LENGTH = 200;
 
 const isLive = (el) => el.hasAttribute(ATTR.nodeId); // not an element animating out
 
+const MESSAGE_LIST = "ss-message-list";
+
 // MARK: - Split
 
 export const split = {
@@ -81,7 +83,7 @@ export const messageList = {
   create(node, context) {
     // A log, but not a live one: a page of earlier messages must not be read out. New messages
     // at the bottom are announced through the window's own polite announcer instead.
-    const el = h("div", { class: "ss-message-list", role: "log", "aria-live": "off", tabindex: "0" });
+    const el = h("div", { class: MESSAGE_LIST, role: "log", "aria-live": "off", tabindex: "0" });
     const s = {
       tree: context.tree, view: context.view, send: context.send,
       record: null,
@@ -218,20 +220,46 @@ function spoken(record) {
   return `${record.props[P.sender] ?? ""}: ${short}`;
 }
 
-/** A message from the same sender shortly after the one before shows the sender's name once. */
+/**
+ * Groups the messages: one sender's, on one day (in the window's time zone), each less than
+ * TIMING.messageGroup after the group's first; anything else between them (Load Earlier, an empty
+ * state) ends a group. A group shows its sender's name and its time once, on its first message;
+ * the others keep both for assistive technology only (CLS.continued), so every message is still
+ * read with its sender and time.
+ *
+ * The time goes on the first message rather than the last (as iMessage puts it after a pause):
+ * with the name, it heads the group ("Ana 9:41", then her bubbles), and it is the time the group
+ * began, which no message in it is more than a few minutes past. And what comes in at the bottom
+ * changes nothing above it: with the time on the last, each new message would take it away from
+ * the bubble before, as the list scrolls. Run again whenever the children or a message's sender,
+ * time or side change, so pages inserted at the top, messages appended or removed, regroup.
+ */
 function group(el) {
-  let previous = null;
+  let head = null; // the props of the current group's first message
   for (const kid of el._ss.record?.kids ?? []) {
     if (kid.kind !== KIND.message) {
-      previous = null;
+      head = null;
       continue;
     }
     const p = kid.props;
-    const continued = previous !== null && previous[P.sender] === p[P.sender] && (previous[P.mine] === true) === (p[P.mine] === true)
-      && isMoment(p[P.time]) && isMoment(previous[P.time]) && Math.abs(p[P.time] - previous[P.time]) < TIMING.messageGroup;
+    const continued = head !== null && sameGroup(head, p);
+    if (!continued) head = p;
     kid.el.classList.toggle(CLS.continued, continued);
-    previous = p;
   }
+}
+
+/** Whether the message `p` belongs to the group that `head` begins. */
+function sameGroup(head, p) {
+  if (head[P.sender] !== p[P.sender] || (head[P.mine] === true) !== (p[P.mine] === true)) return false;
+  if (!isMoment(head[P.time]) || !isMoment(p[P.time])) return false;
+  const since = p[P.time] - head[P.time];
+  return since >= 0 && since < TIMING.messageGroup && new Date(head[P.time]).toDateString() === new Date(p[P.time]).toDateString();
+}
+
+/** Groups the list `el` is in again, if it is in one (not when first drawn: the list groups then). */
+function regroupAround(el) {
+  const list = el.parentElement;
+  if (list && list._ss && list._ss.record && list.classList.contains(MESSAGE_LIST)) group(list);
 }
 
 /**
@@ -274,7 +302,7 @@ export const message = {
     return el;
   },
 
-  update(el, props) {
+  update(el, props, previous) {
     const s = el._ss;
     // Text, never markup; newlines show (white-space: pre-wrap).
     setText(s.sender, props[P.sender] ?? "");
@@ -285,6 +313,9 @@ export const message = {
     const time = props[P.time];
     show(s.time, isMoment(time));
     if (isMoment(time)) showMoment(s.time, time);
+    // A `set` that moves the message into or out of a group (its own or its neighbours').
+    const first = Object.keys(previous).length === 0; // drawn now: the list groups its children itself
+    if (!first && [P.sender, P.time, P.mine].some((key) => previous[key] !== props[key])) regroupAround(el);
   },
 
   enter(el) {
@@ -306,6 +337,7 @@ export const message = {
   },
 
   leave(el) {
+    regroupAround(el); // now, not once it has faded out: the next message may head its group now
     return animate(el, [{ opacity: 1 }, { opacity: 0, transform: "scale(0.96)" }], { duration: 180, fill: "forwards" });
   },
 };
