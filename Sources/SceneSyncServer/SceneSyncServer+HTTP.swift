@@ -45,12 +45,17 @@ extension SceneSyncServer {
             return try self.page(self.assets.widgetPage, for: request, cacheControl: Self.widgetFilesCacheControl)
                 .settingTokenCookie(for: request, policy: self.policy)
         }
-        router.get("/:app") { request, context in
-            guard let name = context.parameters.get("app"), self.apps.contains(where: { $0.name == name }) else {
+        // An app's page, at `/<app>` and at every place of it (`/<app>/item/<key>`: the window's
+        // `path`, PROTOCOL.md), but not for what the app keeps under its own names.
+        let appPage: @Sendable (Request, AppRequestContext) throws -> Response = { request, context in
+            guard let name = context.parameters.get("app"), self.apps.contains(where: { $0.name == name }),
+                  !HostedApp.ownSegments.contains(context.parameters.getCatchAll().first.map(String.init) ?? "") else {
                 throw HTTPError(.notFound)
             }
             return try self.page(self.assets.appPage, for: request).settingTokenCookie(for: request, policy: self.policy)
         }
+        router.get("/:app", use: appPage)
+        router.get("/:app/**", use: appPage)
         let publicRoutes = Set(router.routes.map(\.description))
         // Apps' routes are an API: beyond loopback they take the access token, whatever the method.
         let api = router.group().add(middleware: TokenGuard(policy: policy, logger: configuration.logger))

@@ -34,12 +34,18 @@ public final class NavigationController {
         return removed
     }
 
+    /// Pops the screens above the first `depth` ones (at least the root stays).
+    public func pop(toDepth depth: Int) {
+        let depth = max(depth, 1)
+        guard screens.count > depth else { return }
+        for screen in screens.dropFirst(depth) { screen.stop() }
+        screens.removeSubrange(depth...)
+        window?.navigationDidChange(self, transition: .pop)
+    }
+
     /// Pops every screen above the root.
     public func popToRoot() {
-        guard screens.count > 1 else { return }
-        for screen in screens.dropFirst() { screen.stop() }
-        screens.removeSubrange(1...)
-        window?.navigationDidChange(self, transition: .pop)
+        pop(toDepth: 1)
     }
 
     /// Replaces the whole stack, as restoration does.
@@ -80,6 +86,12 @@ open class Coordinator {
     /// Creates a coordinator.
     public init() {}
 
-    /// Starts the flow, restoring `state` if the window had one.
+    /// Starts the flow, restoring `state` if the window had one. A window calls it again to show
+    /// the place a URL names (see ``SceneWindow/navigate(toPath:)``): it builds the screens afresh,
+    /// as far as `state` still makes sense.
     open func start(restoring state: NavigationState?) async {}
+
+    /// The kinds of screens pushed above a tab's first screen, which a window names in its URL
+    /// path: `item/<key>`, `category/<name>/dish/<id>`. Routes of other kinds have no URL.
+    open var routes: [any RouteKind] { [] }
 }

@@ -43,9 +43,12 @@ public struct ActionName: RawRepresentable, Hashable, Codable, Sendable, Express
     public static let dismiss: ActionName = "dismiss"
     /// A composer's text was sent; the value is the text.
     public static let send: ActionName = "send"
+    /// The browser moved to another URL of the window (Back, Forward, or a URL opened); the value
+    /// is the path under the app, sent to the `window` node.
+    public static let navigate: ActionName = "navigate"
 
     /// The actions the renderer sends by itself, beside the names of row actions and alert buttons.
-    public static let standard: [ActionName] = [.tap, .select, .delete, .move, .commit, .draft, .back, .dismiss, .send]
+    public static let standard: [ActionName] = [.tap, .select, .delete, .move, .commit, .draft, .back, .dismiss, .send, .navigate]
 }
 
 /// What runs when the user acts on a node: a handler per ``ActionName``, the typed counterpart of

@@ -29,15 +29,18 @@ public final class SceneWindow: SceneUserInterface {
         public let id: String
         /// The tab's label.
         public var title: String
+        /// The tab's icon, shown beside its label; decoration only.
+        public var icon: Icon?
         /// The tab's badge, such as an item count.
         public var badge: String?
         /// The tab's navigation stack.
         public let navigation: NavigationController
 
         /// Creates a tab.
-        public init(id: String, title: String, badge: String? = nil, navigation: NavigationController) {
+        public init(id: String, title: String, icon: Icon? = nil, badge: String? = nil, navigation: NavigationController) {
             self.id = id
             self.title = title
+            self.icon = icon
             self.badge = badge
             self.navigation = navigation
         }
@@ -53,6 +56,16 @@ public final class SceneWindow: SceneUserInterface {
     public private(set) var selectedTabID: String = ""
     /// How many patches a background window holds before it gives up and redraws when shown.
     public var backgroundPatchLimit = 256
+    /// The coordinator that owns the window's navigation: it lists the kinds of screens the
+    /// window's URL path names (``Coordinator/routes``) and builds the screens a URL asks for.
+    public weak var coordinator: Coordinator?
+    /// The path the other end was last given.
+    private var sentPath: String?
+    /// How many of the user's actions are running: where they take the window is a new entry in
+    /// the browser's history.
+    private var actionsRunning = 0
+    /// Whether the window is following the browser to a URL it is at already.
+    private var followingURL = false
 
     var outlet: (any WindowOutlet)?
     /// How the outlet the window was last attached to writes resume points.
@@ -104,7 +117,7 @@ public final class SceneWindow: SceneUserInterface {
         send([
             .replace(id: NodeID.navigationBar, node: makeNavigationBar(), transition: nil),
             .replace(id: NodeID.screen, node: visibleScreen?.makeNode() ?? emptyScreen, transition: nil),
-        ] + tabs.map { .set(NodeID.tab($0.id), [.selected: .bool($0.id == id)]) })
+        ] + tabs.map { .set(NodeID.tab($0.id), [.selected: .bool($0.id == id)]) } + [pathPatch()].compactMap { $0 })
     }
 
     /// Sets a tab's badge, or removes it with `nil`. A window with one tab shows no tab bar, so
@@ -209,6 +222,7 @@ public final class SceneWindow: SceneUserInterface {
         }
         resume = nil
         hasRendered = true
+        sentPath = urlPath
         outlet.send(.render(root: makeRoot(), seq: sequences, route: routeKey))
         sentSequences = sequences
     }
@@ -218,7 +232,14 @@ public final class SceneWindow: SceneUserInterface {
     ///
     /// - Throws: what the handler throws, or ``ScreenError`` for an action nothing answers.
     public func handle(_ action: UserAction) async throws {
-        if action.node == NodeID.navigationBar, action.name == .back {
+        actionsRunning += 1
+        defer { actionsRunning -= 1 }
+        if action.node == NodeID.window, action.name == .navigate {
+            guard case let .string(path)? = action.value else {
+                throw ScreenError.invalidValue(node: action.node, name: action.name.rawValue)
+            }
+            await navigate(toPath: path)
+        } else if action.node == NodeID.navigationBar, action.name == .back {
             guard let navigation, navigation.screens.count > 1 else {
                 throw ScreenError.unknownAction(node: action.node, name: action.name.rawValue)
             }
@@ -265,17 +286,130 @@ public final class SceneWindow: SceneUserInterface {
     /// The node id of the alert Back shows when it would lose unsaved work.
     public static let discardChangesAlert = "alert-discard-changes"
 
-    /// Asks before going back from `screen` and losing `unsaved`; Discard forgets it and goes.
-    private func confirmDiscarding(_ unsaved: String, on screen: ScreenController, in navigation: NavigationController) {
+    /// Asks before going back from `screen` (to the first `depth` screens, or one screen back)
+    /// and losing `unsaved`; Discard forgets it and goes.
+    private func confirmDiscarding(_ unsaved: String, on screen: ScreenController, in navigation: NavigationController, toDepth depth: Int? = nil) {
         guard !alerts.contains(where: { $0.id == Self.discardChangesAlert }) else { return }
         present(Alert(id: Self.discardChangesAlert, title: "Discard changes?", message: unsaved, actions: [
             .init("Keep Editing", role: .cancel),
             .init("Discard", role: .destructive) { [weak navigation, weak screen] in
                 guard let navigation, let screen, navigation.screens.last === screen else { return }
                 await screen.discardUnsavedWork()
-                navigation.pop()
+                navigation.pop(toDepth: depth ?? navigation.screens.count - 1)
             },
         ]))
+    }
+
+    // MARK: - URL
+
+    /// Where the window is, as a URL path under its app: the selected tab's id when the window
+    /// has tabs, then, for each screen above the tab's first, its route's name and its argument
+    /// if it has one, each a segment, percent-encoded: `""`, `"item/<key>"`,
+    /// `"menu/category/Desserts/dish/12"`. A screen of a kind the coordinator does not list in
+    /// ``Coordinator/routes`` ends the path.
+    ///
+    /// The window sends it as its node's `path` whenever it changes: the renderer shows it as the
+    /// page's URL, a new history entry when the user went there.
+    public var urlPath: String {
+        var segments: [String] = tabs.count > 1 ? [selectedTabID] : []
+        let kinds = routeKinds
+        for route in (navigation?.path ?? []).dropFirst() {
+            guard let kind = kinds[route.name], kind.takesArgument == (route.argument != nil) else { break }
+            segments.append(route.name)
+            if let argument = route.argument { segments.append(argument) }
+        }
+        return segments.map { $0.addingPercentEncoding(withAllowedCharacters: Self.segmentCharacters) ?? $0 }.joined(separator: "/")
+    }
+
+    /// The navigation a URL path names (see ``urlPath``): the named tab (the first one when the
+    /// path names none) with its first screen and the routes the path lists; the other tabs as
+    /// they are. `nil` when the path names a tab or a kind of screen the window does not have.
+    public func navigationState(forPath path: String) -> NavigationState? {
+        guard let firstTab = tabs.first else { return nil }
+        var segments: ArraySlice<String> = []
+        for raw in path.split(separator: "/") {
+            guard let segment = String(raw).removingPercentEncoding else { return nil }
+            segments.append(segment)
+        }
+        var tab = firstTab
+        if tabs.count > 1, let first = segments.first {
+            guard let named = tabs.first(where: { $0.id == first }) else { return nil }
+            tab = named
+            segments.removeFirst()
+        }
+        var routes = Array(tab.navigation.path.prefix(1))
+        let kinds = routeKinds
+        while let name = segments.popFirst() {
+            guard let kind = kinds[name] else { return nil }
+            if kind.takesArgument {
+                guard let argument = segments.popFirst() else { return nil }
+                routes.append(Route(name, argument: argument))
+            } else {
+                routes.append(Route(name))
+            }
+        }
+        var state = navigationState
+        state.paths[tab.id] = routes
+        state.selectedTab = tab.id
+        return state
+    }
+
+    /// Shows the place `path` names (see ``navigationState(forPath:)``), as the browser's Back and
+    /// Forward, and a URL opened, ask:
+    ///
+    /// - a place below the current one in the same tab pops to it, asking first, as Back does, if
+    ///   the screen on top holds unsaved work (the URL then names that screen again);
+    /// - another tab's place as it is selects that tab;
+    /// - anything else the coordinator builds afresh (``Coordinator/start(restoring:)``), as far
+    ///   as it still makes sense: an item deleted meanwhile is not shown.
+    ///
+    /// A path that names nothing here leaves the window where it is, and its own path is sent
+    /// again, for the renderer to put in place of the URL.
+    public func navigate(toPath path: String) async {
+        followingURL = true
+        defer { followingURL = false }
+        guard let target = navigationState(forPath: path), let tab = tabs.first(where: { $0.id == target.selectedTab }) else {
+            return resendPath(history: "replace")
+        }
+        let wanted = target.paths[tab.id] ?? []
+        let current = tab.navigation.path
+        if wanted == current {
+            if tab.id != selectedTabID { selectTab(tab.id) } else { resendPath(history: "replace") }
+        } else if tab.id == selectedTabID, wanted.count < current.count, Array(current.prefix(wanted.count)) == wanted {
+            if let screen = tab.navigation.screens.last, let unsaved = screen.unsavedWork {
+                resendPath(history: "push")
+                confirmDiscarding(unsaved, on: screen, in: tab.navigation, toDepth: wanted.count)
+            } else {
+                tab.navigation.pop(toDepth: wanted.count)
+            }
+        } else if let coordinator {
+            await coordinator.start(restoring: target)
+        } else {
+            resendPath(history: "replace")
+        }
+    }
+
+    /// What a path segment keeps as it is; everything else is percent-encoded.
+    private static let segmentCharacters = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    private var routeKinds: [String: any RouteKind] {
+        Dictionary((coordinator?.routes ?? []).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The window's path, if the other end was not given it yet: a new history entry when the
+    /// user's action took the window there, else in place of the current one.
+    private func pathPatch() -> Patch? {
+        let path = urlPath
+        guard path != sentPath else { return nil }
+        sentPath = path
+        let history = actionsRunning > 0 && !followingURL ? "push" : "replace"
+        return .set(NodeID.window, [.path: .string(path), .history: .string(history)])
+    }
+
+    /// Sends the window's path again, whether or not it changed.
+    private func resendPath(history: String) {
+        sentPath = urlPath
+        send([.set(NodeID.window, [.path: .string(urlPath), .history: .string(history)])])
     }
 
     /// The whole window as one tree.
@@ -284,13 +418,15 @@ public final class SceneWindow: SceneUserInterface {
         if tabs.count > 1 {
             children.append(ViewNode(id: NodeID.tabBar, kind: .tabBar, children: tabs.map { tab in
                 var props: [String: ViewValue] = ["label": .string(tab.title), "selected": .bool(tab.id == selectedTabID)]
+                if let icon = tab.icon { props["icon"] = .string(icon.rawValue) }
                 if let badge = tab.badge { props["badge"] = .string(badge) }
                 return ViewNode(id: NodeID.tab(tab.id), kind: .tab, props: props)
             }))
         }
         children.append(ViewNode(id: NodeID.overlay, kind: .overlay,
                                  children: alerts.map { $0.makeNode() } + notices.map { $0.makeNode() }))
-        return ViewNode(id: NodeID.window, kind: .window, props: ["title": .string(title)], children: children)
+        return ViewNode(id: NodeID.window, kind: .window,
+                        props: ["title": .string(title), "path": .string(urlPath), "history": .string("replace")], children: children)
     }
 
     /// The navigation bar for the visible screen.
@@ -350,7 +486,7 @@ public final class SceneWindow: SceneUserInterface {
         send([
             .replace(id: NodeID.navigationBar, node: makeNavigationBar(), transition: nil),
             .replace(id: NodeID.screen, node: visibleScreen?.makeNode() ?? emptyScreen, transition: transition),
-        ])
+        ] + [pathPatch()].compactMap { $0 })
     }
 
     // MARK: - SceneUserInterface

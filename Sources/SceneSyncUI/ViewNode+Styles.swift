@@ -85,6 +85,8 @@ extension ViewNode {
         case badge
         /// Whether a tab is the selected one.
         case selected
+        /// A tab's icon: the name of a ``SceneWindow/Tab/Icon``, such as `"cart"`.
+        case icon
         /// The route of a screen.
         case route
         /// Whether a table is in edit mode.
@@ -124,6 +126,11 @@ extension ViewNode {
         case hint
         /// A notice's Undo button's label: the notice answers `tap` by undoing.
         case undo
+        /// The window's place as a URL path under its app, such as `item/<key>`.
+        case path
+        /// How the window's `path` changed: `"push"` (the user went there: a new history entry)
+        /// or `"replace"`.
+        case history
         /// Whether a button is disabled.
         case disabled
         /// An image's source.

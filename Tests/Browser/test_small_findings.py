@@ -125,7 +125,8 @@ def test_the_sign_in_name_is_one_line_and_enter_signs_in(browser, server):
     until(browser, lambda r: title(r) == "Chats", "Ana signed in")
 
 
-def test_send_is_disabled_while_the_message_is_only_white_space(browser, server):
+def ana_on_new_conversation(browser, server):
+    """Bo signed up (in a browser of his own, closed since), Ana signed in on New Conversation."""
     bo = chromium()
     try:
         sign_in(bo, server, "Bo")
@@ -134,10 +135,19 @@ def test_send_is_disabled_while_the_message_is_only_white_space(browser, server)
     sign_in(browser, server, "Ana")
     press(browser, "button", "New Conversation")
     until(browser, lambda r: title(r) == "New Conversation", "the New Conversation screen")
+
+
+def start_weekend_plans(browser):
+    """From New Conversation: "Weekend plans" with Bo, started; returns on the conversation."""
     type_into(browser, "Title", "Weekend plans")
     type_into(browser, "Participants", "Bo")
     press(browser, "button", "Start", within=banner)
     until(browser, lambda r: title(r) == "Weekend plans" and r.find("textbox", "Message"), "the conversation")
+
+
+def test_send_is_disabled_while_the_message_is_only_white_space(browser, server):
+    ana_on_new_conversation(browser, server)
+    start_weekend_plans(browser)
 
     def send_disabled(root):
         send = root.find("button", "Send")

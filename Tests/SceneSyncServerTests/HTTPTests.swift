@@ -30,6 +30,13 @@ import Testing
         #expect(response.headers[.contentType] == "text/html; charset=utf-8")
         #expect(response.text.lowercased().contains("<!doctype html>"))
         #expect(try await server.request("/nothing").status == .notFound)
+        // Every place of the app is its page too (the window's `path`), but not what the app keeps
+        // under its own names, nor a place of an app that is not there.
+        let place = try await server.request("/tally/lines/3%20four")
+        #expect(place.status == .ok && place.text == response.text)
+        for path in ["/nothing/lines/3", "/tally/assets/missing.png", "/tally/widget.json/x"] {
+            #expect(try await server.request(path).status == .notFound, "\(path)")
+        }
         try await server.stop()
     }
 

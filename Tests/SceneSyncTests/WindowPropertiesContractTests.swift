@@ -6,7 +6,7 @@ import SceneSyncTesting
 import Testing
 
 /// Every node property and every field of row actions and alert buttons that SceneSync writes —
-/// from the component builders, the patch helpers, and a real window with tabs, a badge, a back
+/// from the component builders, the patch helpers, and a real window with tabs (one with an icon), a badge, a back
 /// button, an alert and a notice — against `Tests/Fixtures/Protocol/messages.json`, which the
 /// renderer's `protocol.js` is held to as well.
 @MainActor
@@ -67,7 +67,7 @@ import Testing
             names.props.formUnion(changed.keys)
         }
 
-        // A real window: two tabs, a badge, a pushed screen with a back button, an alert, a notice.
+        // A real window: two tabs (Order with an icon), a badge, a pushed screen with a back button, an alert, a notice.
         let delegate = DinerAppDelegate()
         let host = try await SceneHost.launch(delegate: delegate, storage: try SQLiteStorage.inMemory())
         let order = try #require(delegate.order)

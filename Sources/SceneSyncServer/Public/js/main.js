@@ -3,6 +3,7 @@
 // with a fake transport).
 import { ATTR, CLS, CONN, CONN_TEXT, ERROR, F, MSG, TEXT } from "./protocol.js";
 import { Socket } from "./socket.js";
+import { WindowLocation } from "./location.js";
 import { View } from "./view.js";
 import { OutOfStep } from "./render.js";
 
@@ -33,6 +34,8 @@ export function start(options = {}) {
   const app = options.app ?? appFromPath(win.location.pathname);
   let socket = null;
   const view = new View(root, (node, name, value) => socket.action(node, name, value));
+  const location = new WindowLocation(win, app, (node, name, value) => view.send(node, name, value));
+  view.onPath = (path, history) => location.show(path, history);
 
   // Not connected, with what the user did waiting to be sent: the indicator says so.
   const showState = (state, offline, waiting = 0) => {

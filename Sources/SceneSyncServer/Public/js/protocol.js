@@ -55,7 +55,7 @@ export const P = freeze({
   placeholder: "placeholder", inputMode: "inputMode", error: "error", disabled: "disabled",
   src: "src", alt: "alt", text: "text", style: "style", message: "message", buttons: "buttons",
   accepted: "accepted", focus: "focus", sender: "sender", time: "time", mine: "mine", fromHere: "fromHere",
-  button: "button", selectable: "selectable", readOnly: "readOnly", hint: "hint", undo: "undo",
+  button: "button", selectable: "selectable", readOnly: "readOnly", hint: "hint", undo: "undo", path: "path", history: "history", icon: "icon",
 });
 
 /** Fields of the objects in `actions` (rows) and `buttons` (alerts). */
@@ -77,7 +77,7 @@ export const NODE_ID = freeze({
 /** Action names the window sends. Alert buttons and row actions send their own `name`. */
 export const ACTION = freeze({
   tap: "tap", select: "select", delete: "delete", move: "move", commit: "commit", draft: "draft",
-  back: "back", dismiss: "dismiss", send: "send",
+  back: "back", dismiss: "dismiss", send: "send", navigate: "navigate",
 });
 
 /** Patch ops and their fields. */
@@ -133,7 +133,7 @@ export const TIMING = freeze({
   toastLifetime: 6_000,
   dragHold: 1_200,
   animation: 280,
-  messageGroup: 5 * 60_000, // messages from one sender this close together show the sender's name once
+  messageGroup: 5 * 60_000, // one sender's messages this soon after the first of them show its name and time once
 });
 
 /** DOM attributes the renderer sets (tests read them). */
@@ -174,7 +174,7 @@ export const CLS = freeze({
   stacked: "ss-stacked",
   numeric: "ss-numeric",
   mine: "ss-mine",
-  continued: "ss-continued", // a message from the same sender as the one before: its name is not shown again
+  continued: "ss-continued", // a message in a group after its first: its name and time are for assistive technology only
   confirming: "ss-confirming", // a row in edit mode showing its Delete button
   role: (role) => `ss-role-${role}`,
 });

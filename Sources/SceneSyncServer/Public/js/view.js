@@ -39,6 +39,7 @@ export class View {
     this.scrollMemory = new Map();
     this.focusMemory = new Map();
     this.windowTitle = "";
+    this.onPath = null; // (path, history) => void: the window's path changed
     this.navigationTitle = "";
     this.modal = false;
     this.returnFocus = null;
@@ -231,6 +232,11 @@ export class View {
   }
 
   // MARK: - Title
+
+  /** The window's `path` and how it changed, for the page's URL (main.js sets `onPath`). */
+  setWindowPath(path, history) {
+    this.onPath?.(path, history);
+  }
 
   setWindowTitle(title) {
     this.windowTitle = title ?? "";

@@ -29,7 +29,13 @@ public final class ChatCoordinator: Coordinator, ChatScreenDelegate, NewConversa
         self.window = window
         self.device = device
         self.client = client
+        super.init()
+        window.coordinator = self
     }
+
+    /// A conversation, or New Conversation, beside the list: `/chat/conversation/<id>`,
+    /// `/chat/newConversation`.
+    public override var routes: [any RouteKind] { [ConversationScreen.route, NewConversationScreen.route] }
 
     /// Shows the sign-in screen or the person's conversations, restoring the path in `state` as
     /// far as it still makes sense (a conversation the person is in).
@@ -44,7 +50,7 @@ public final class ChatCoordinator: Coordinator, ChatScreenDelegate, NewConversa
     /// Shows `conversation` beside the list, as a window opened for it does.
     public func start(showing conversation: UUID) async {
         await start(restoring: NavigationState(
-            paths: ["main": [Route(ConversationsScreen.routeName), Route(ConversationScreen.routeName, argument: conversation.uuidString)]],
+            paths: ["main": [ConversationsScreen.route(), ConversationScreen.route(conversation)]],
             selectedTab: "main"))
         if person != nil, !(navigation.topScreen is ConversationScreen) {
             window.showNotice("This conversation does not exist, or you are not in it.")
@@ -127,11 +133,11 @@ public final class ChatCoordinator: Coordinator, ChatScreenDelegate, NewConversa
         let list = ConversationsScreen(chat: chat, person: person, device: device)
         list.delegate = self
         guard let top = path.dropFirst().first else { return [list] }
-        if top.name == ConversationScreen.routeName, let id = top.argument.flatMap(UUID.init(uuidString:)),
+        if let id = ConversationScreen.route.argument(of: top),
            let conversation = state.conversations[id], conversation.participants.contains(person.id) {
             return [list, makeConversationScreen(conversation, person: person)]
         }
-        if top.name == NewConversationScreen.routeName {
+        if NewConversationScreen.route.matches(top) {
             let new = NewConversationScreen(chat: chat, person: person, client: client)
             new.delegate = self
             return [list, new]

@@ -1,6 +1,6 @@
 public import Foundation
 import SceneSync
-import SceneSyncUI
+public import SceneSyncUI
 
 /// One conversation beside the list: its newest messages (older ones load on scroll, as far back
 /// as the server holds them; see ``ChatSettings/messagesKeptPerConversation``), who is typing, and
@@ -11,8 +11,8 @@ import SceneSyncUI
 /// screen shows in an active window, the person has read the conversation.
 @MainActor
 public final class ConversationScreen: ConversationListScreen {
-    /// The route's name.
-    public static let routeName = "conversation"
+    /// The screen's kind of route.
+    public static let route = RoutePattern<UUID>("conversation")
     /// How long "… is typing" shows after the last sign of typing.
     public static let typingTimeout: Duration = .seconds(5)
     /// How often at most a window says its person is typing.
@@ -57,7 +57,7 @@ public final class ConversationScreen: ConversationListScreen {
     public init(chat: ChatController, person: Person, device: String, conversation: UUID, title: String) {
         self.conversation = conversation
         super.init(chat: chat, person: person, device: device,
-                   route: Route(Self.routeName, argument: conversation.uuidString), title: title, focus: .secondary)
+                   route: Self.route(conversation), title: title, focus: .secondary)
         setBarButtons([
             .barButton(id: NodeID.newConversation, label: "New Conversation", side: .trailing) { [weak self] in
                 guard let self else { return }

@@ -1,18 +1,18 @@
 import Foundation
 import SceneSync
-import SceneSyncUI
+public import SceneSyncUI
 
 /// The person's conversations, with nothing selected: in a wide window the detail pane says so.
 @MainActor
 public final class ConversationsScreen: ConversationListScreen {
-    /// The route's name.
-    public static let routeName = "conversations"
+    /// The screen's kind of route.
+    public static let route = RouteName("conversations")
     /// The Sign Out bar button's node id.
     public static let signOutButton = "sign-out"
 
     /// Creates the screen for `person` on `device`.
     public init(chat: ChatController, person: Person, device: String) {
-        super.init(chat: chat, person: person, device: device, route: Route(Self.routeName), title: "Chats", focus: .primary)
+        super.init(chat: chat, person: person, device: device, route: Self.route(), title: "Chats", focus: .primary)
         setBarButtons([
             .barButton(id: Self.signOutButton, label: "Sign Out", side: .leading) { [weak self] in
                 guard let self else { return }

@@ -6,8 +6,8 @@ public import SceneSyncUI
 /// window of it follows; another browser is another person.
 @MainActor
 public final class SignInScreen: ScreenController {
-    /// The route's name.
-    public static let routeName = "signIn"
+    /// The screen's kind of route.
+    public static let route = RouteName("signIn")
     /// The name field: one line, and Enter signs in.
     public static let field = "sign-in"
     /// The Sign In button, which signs in with what the field holds.
@@ -25,7 +25,7 @@ public final class SignInScreen: ScreenController {
         self.chat = chat
         self.device = device
         self.client = client
-        super.init(route: Route(Self.routeName), title: "Sign In")
+        super.init(route: Self.route(), title: "Sign In")
     }
 
     public override func load() async {

@@ -1,13 +1,13 @@
 import Foundation
 import SceneSync
 import SceneSyncServer
-import SceneSyncUI
+public import SceneSyncUI
 
 /// One app beside the list: its logs, and its windows on each node. Choosing a window shows its node.
 @MainActor
 public final class AppScreen: ClusterScreen {
-    /// The route's name; its argument is the app's name.
-    public static let routeName = "app"
+    /// The screen's kind of route, whose argument is the app's name.
+    public static let route = RoutePattern<String>("app")
     /// The detail pane's table.
     public static let table = "app-windows"
     /// The form of the app's logs.
@@ -22,7 +22,7 @@ public final class AppScreen: ClusterScreen {
     public init(monitor: ClusterMonitor, app: String) {
         self.app = app
         let title = AppSummary.apps(of: monitor.snapshot.nodes).first { $0.name == app }?.title ?? app
-        super.init(monitor: monitor, route: Route(Self.routeName, argument: app), title: title, focus: .secondary)
+        super.init(monitor: monitor, route: Self.route(app), title: title, focus: .secondary)
     }
 
     /// The section of the app's windows on the node `name`.

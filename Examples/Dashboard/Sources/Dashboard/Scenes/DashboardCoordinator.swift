@@ -16,7 +16,12 @@ public final class DashboardCoordinator: Coordinator, ClusterScreenDelegate {
     public init(monitor: ClusterMonitor, window: SceneWindow) {
         self.monitor = monitor
         self.window = window
+        super.init()
+        window.coordinator = self
     }
+
+    /// A node, or an app, beside the cluster: `/dashboard/node/<name>`, `/dashboard/app/<name>`.
+    public override var routes: [any RouteKind] { [NodeScreen.route, AppScreen.route] }
 
     /// Shows the cluster, and the node or app the window showed if `state` says one: a node
     /// that does not report now is shown as not reporting, since it may come back.
@@ -54,12 +59,13 @@ public final class DashboardCoordinator: Coordinator, ClusterScreenDelegate {
     }
 
     private func makeDetail(for route: Route) -> ClusterScreen? {
-        guard let argument = route.argument else { return nil }
         let screen: ClusterScreen
-        switch route.name {
-        case NodeScreen.routeName: screen = NodeScreen(monitor: monitor, node: argument)
-        case AppScreen.routeName: screen = AppScreen(monitor: monitor, app: argument)
-        default: return nil
+        if let node = NodeScreen.route.argument(of: route) {
+            screen = NodeScreen(monitor: monitor, node: node)
+        } else if let app = AppScreen.route.argument(of: route) {
+            screen = AppScreen(monitor: monitor, app: app)
+        } else {
+            return nil
         }
         screen.delegate = self
         return screen

@@ -1,14 +1,14 @@
 import Foundation
 import SceneSync
 import SceneSyncServer
-import SceneSyncUI
+public import SceneSyncUI
 
 /// One node beside the list: each of its apps with its windows (what each shows, and its state)
 /// and its logs as this node sees them. Choosing a window shows its app on every node.
 @MainActor
 public final class NodeScreen: ClusterScreen {
-    /// The route's name; its argument is the node's name.
-    public static let routeName = "node"
+    /// The screen's kind of route, whose argument is the node's name.
+    public static let route = RoutePattern<String>("node")
     /// The detail pane's table.
     public static let table = "node-windows"
     /// What the detail pane shows while the node does not report.
@@ -20,7 +20,7 @@ public final class NodeScreen: ClusterScreen {
     /// Creates the screen for the node named `node`.
     public init(monitor: ClusterMonitor, node: String) {
         self.node = node
-        super.init(monitor: monitor, route: Route(Self.routeName, argument: node), title: node, focus: .secondary)
+        super.init(monitor: monitor, route: Self.route(node), title: node, focus: .secondary)
     }
 
     /// The section of the app `name`.

@@ -1,19 +1,19 @@
 import Foundation
 import SceneSync
 import SceneSyncServer
-import SceneSyncUI
+public import SceneSyncUI
 
 /// The dashboard's root: the cluster's nodes and apps, with the cluster in figures beside them.
 @MainActor
 public final class OverviewScreen: ClusterScreen {
-    /// The route's name.
-    public static let routeName = "cluster"
+    /// The screen's kind of route.
+    public static let route = RouteName("cluster")
     /// The detail pane's table of figures.
     public static let figures = "cluster-figures"
 
     /// Creates the screen.
     public init(monitor: ClusterMonitor) {
-        super.init(monitor: monitor, route: Route(Self.routeName), title: "Dashboard", focus: .primary)
+        super.init(monitor: monitor, route: Self.route(), title: "Dashboard", focus: .primary)
     }
 
     override func makeDetail() -> [ViewNode] {

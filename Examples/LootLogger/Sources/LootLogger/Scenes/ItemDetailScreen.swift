@@ -14,6 +14,8 @@ public protocol ItemDetailScreenDelegate: AnyObject {
 /// invalid value shows its error next to the field and the stored value stays as it was.
 @MainActor
 public final class ItemDetailScreen: ScreenController {
+    /// The screen's kind of route: `item/<key>`.
+    public static let route = RoutePattern<UUID>("item")
     /// Node ids.
     public enum NodeID {
         /// The form.
@@ -44,7 +46,7 @@ public final class ItemDetailScreen: ScreenController {
     public init(store: ItemStore, key: UUID) {
         self.store = store
         self.key = key
-        super.init(route: Route("item", argument: key.uuidString), title: "Item")
+        super.init(route: Self.route(key), title: "Item")
     }
 
     public override func load() async {

@@ -18,6 +18,8 @@ public protocol ItemsScreenDelegate: AnyObject {
 /// book's controller calls `insertRows` and `deleteRows` rather than `reloadData`.
 @MainActor
 public final class ItemsScreen: ScreenController {
+    /// The screen's route: the window's first screen.
+    public static let route = RouteName("items")
     /// Node ids.
     public enum NodeID {
         /// The table of items.
@@ -54,7 +56,7 @@ public final class ItemsScreen: ScreenController {
     public init(store: ItemStore, editing: Bool = false) {
         self.store = store
         isEditing = editing
-        super.init(route: Route("items"), title: "LootLogger")
+        super.init(route: Self.route(), title: "LootLogger")
         setBarButtons(barButtons(editing: editing))
         handleRows(
             Self.rows,

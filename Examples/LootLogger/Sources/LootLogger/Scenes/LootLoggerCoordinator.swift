@@ -17,10 +17,15 @@ public final class LootLoggerCoordinator: Coordinator, ItemsScreenDelegate, Item
     public init(store: ItemStore, window: SceneWindow) {
         self.store = store
         self.window = window
+        super.init()
+        window.coordinator = self
     }
 
     /// The item list at the root of the window.
     public private(set) var itemsScreen: ItemsScreen?
+
+    /// An item's detail, the one kind of screen above the list: `/lootlogger/item/<key>`.
+    public override var routes: [any RouteKind] { [ItemDetailScreen.route] }
 
     /// Shows the item list, and the detail screen the window was on if it is restored.
     public override func start(restoring state: NavigationState?) async {
@@ -34,8 +39,7 @@ public final class LootLoggerCoordinator: Coordinator, ItemsScreenDelegate, Item
         itemsScreen = list
         var screens: [ScreenController] = [list]
         for route in (state?.paths["main"] ?? []).dropFirst() {
-            guard route.name == "item", let key = route.argument.flatMap(UUID.init(uuidString:)),
-                  await store.controller.state.item(key) != nil else { break }
+            guard let key = ItemDetailScreen.route.argument(of: route), await store.controller.state.item(key) != nil else { break }
             screens.append(makeDetailScreen(key))
         }
         await navigation.setScreens(screens)
@@ -45,7 +49,7 @@ public final class LootLoggerCoordinator: Coordinator, ItemsScreenDelegate, Item
     /// Shows the detail of `key` above the item list: a window opened for that item.
     public func start(showing key: UUID) async {
         await start(restoring: NavigationState(
-            paths: ["main": [Route("items"), Route("item", argument: key.uuidString)]], selectedTab: "main"))
+            paths: ["main": [ItemsScreen.route(), ItemDetailScreen.route(key)]], selectedTab: "main"))
     }
 
     // MARK: - ItemsScreenDelegate

@@ -6,8 +6,8 @@ public import SceneSyncUI
 /// the badge change in every window when the restaurant broadcasts the new line.
 @MainActor
 public final class MenuItemDetailScreen: ScreenController {
-    /// The screen's route name; the route's argument is the dish's id.
-    public static let routeName = "dish"
+    /// The screen's kind of route, whose argument is the dish's id.
+    public static let route = RoutePattern<Int>("dish")
 
     /// Node ids.
     public enum NodeID {
@@ -35,7 +35,7 @@ public final class MenuItemDetailScreen: ScreenController {
         self.restaurant = restaurant
         self.itemID = itemID
         self.picture = picture
-        super.init(route: Route(Self.routeName, argument: String(itemID)), title: restaurant.menu.item(itemID)?.name ?? "Dish")
+        super.init(route: Self.route(itemID), title: restaurant.menu.item(itemID)?.name ?? "Dish")
     }
 
     public override func makeContent() -> [ViewNode] {

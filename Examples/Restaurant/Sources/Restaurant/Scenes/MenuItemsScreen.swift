@@ -11,8 +11,8 @@ public protocol MenuItemsScreenDelegate: AnyObject {
 /// A category's dishes: name, price and picture, as the course's `MenuTableViewController`.
 @MainActor
 public final class MenuItemsScreen: ScreenController {
-    /// The screen's route name; the route's argument is the category.
-    public static let routeName = "category"
+    /// The screen's kind of route, whose argument is the category.
+    public static let route = RoutePattern<String>("category")
 
     /// Node ids.
     public enum NodeID {
@@ -40,7 +40,7 @@ public final class MenuItemsScreen: ScreenController {
         let items = menu.items(in: category)
         self.items = items
         self.pictures = pictures
-        super.init(route: Route(Self.routeName, argument: category), title: Menu.title(of: category))
+        super.init(route: Self.route(category), title: Menu.title(of: category))
         let ids = Set(items.map(\.id))
         handleRows(Self.rows, shown: { ids.contains($0) }, onSelect: { [weak self] id in
             guard let self else { return }

@@ -28,17 +28,20 @@ public final class RestaurantCoordinator: Coordinator, CategoriesScreenDelegate,
         self.restaurant = restaurant
         self.pictures = pictures
         self.window = window
+        super.init()
+        window.coordinator = self
     }
+
+    /// A category's dishes, and a dish: `/restaurant/menu/category/<name>/dish/<id>`.
+    public override var routes: [any RouteKind] { [MenuItemsScreen.route, MenuItemDetailScreen.route] }
 
     /// Shows both tabs, restoring the selected tab and the Menu tab's path if given.
     public override func start(restoring state: NavigationState?) async {
         var screens: [ScreenController] = [makeCategoriesScreen()]
         let path = (state?.paths[TabID.menu] ?? []).dropFirst()
-        if let category = path.first, category.name == MenuItemsScreen.routeName,
-           let name = category.argument, restaurant.menu.categories.contains(name) {
-            screens.append(makeItemsScreen(name))
-            if let dish = path.dropFirst().first, dish.name == MenuItemDetailScreen.routeName,
-               let id = dish.argument.flatMap(Int.init), restaurant.menu.item(id) != nil {
+        if let category = path.first.flatMap(MenuItemsScreen.route.argument(of:)), restaurant.menu.categories.contains(category) {
+            screens.append(makeItemsScreen(category))
+            if let id = path.dropFirst().first.flatMap(MenuItemDetailScreen.route.argument(of:)), restaurant.menu.item(id) != nil {
                 screens.append(makeDetailScreen(id))
             }
         }
@@ -46,8 +49,8 @@ public final class RestaurantCoordinator: Coordinator, CategoriesScreenDelegate,
         await orderNavigation.setScreens([OrderScreen(restaurant: restaurant, pictures: pictures)])
         let selected = state?.selectedTab == TabID.order ? TabID.order : TabID.menu
         await window.setTabs([
-            SceneWindow.Tab(id: TabID.menu, title: "Menu", navigation: menuNavigation),
-            SceneWindow.Tab(id: TabID.order, title: "Order", navigation: orderNavigation),
+            SceneWindow.Tab(id: TabID.menu, title: "Menu", icon: .listBullet, navigation: menuNavigation),
+            SceneWindow.Tab(id: TabID.order, title: "Order", icon: .cart, navigation: orderNavigation),
         ], selected: selected)
     }
 

@@ -1,11 +1,12 @@
 // The window's frame: window, navigation bar and its buttons, screen, tab bar and tabs, overlay.
 import { ACTION, CLS, P, ROLE, SIDE, TEXT, nodeId } from "../protocol.js";
-import { animate, h, icon, setAttr, setText, show } from "../dom.js";
+import { animate, h, icon, setAttr, setText, show, tabIcon } from "../dom.js";
 
 export const windowView = {
   create: () => h("div", { class: "ss-window" }),
   update(el, props, previous, context) {
     context.view.setWindowTitle(props[P.title]);
+    context.view.setWindowPath(props[P.path], props[P.history]);
   },
 };
 
@@ -119,13 +120,22 @@ export const tab = {
     const el = h("button", { type: "button", class: "ss-tab", role: "tab" }, label, badge);
     // The shown tab, selected again, goes back to its first screen: the server decides.
     el.addEventListener("click", () => context.send(id, ACTION.select));
-    el._ss = { label, badge };
+    el._ss = { label, badge, icon: null, iconName: null };
     return el;
   },
   update(el, props) {
-    const { label, badge } = el._ss;
+    const s = el._ss;
+    const { label, badge } = s;
     const text = props[P.label] ?? "";
     setText(label, text);
+    // Decoration (aria-hidden): the tab is named by its label and badge alone.
+    const iconName = typeof props[P.icon] === "string" ? props[P.icon] : null;
+    if (iconName !== s.iconName) {
+      s.icon?.remove();
+      s.icon = iconName ? tabIcon(iconName) : null;
+      s.iconName = iconName;
+      if (s.icon) el.insertBefore(s.icon, label);
+    }
     const selected = props[P.selected] === true;
     setAttr(el, "aria-selected", selected ? "true" : "false");
     el.classList.toggle(CLS.selected, selected);
