@@ -31,7 +31,9 @@ struct PostgresNodeReportTests {
 
     @Test func aNodeThatStoppedReportingDropsOut() async throws {
         try await PostgresTestServer.withFreshDatabase { url in
-            let fast = Database.Options(headPollInterval: .milliseconds(100), nodeTimeout: .milliseconds(300))
+            // Two seconds: a report read right after it was published is well within it, however
+            // busy the machine, and one published no more drops out soon after.
+            let fast = Database.Options(headPollInterval: .milliseconds(100), nodeTimeout: .seconds(2))
             try await PostgresTestServer.withDatabase(url, options: fast) { databaseA in
                 try await PostgresTestServer.withDatabase(url, options: fast) { databaseB in
                     let a = databaseA.storage(scope: "app", node: "a")
@@ -40,7 +42,7 @@ struct PostgresNodeReportTests {
                     try await b.publishReport(Data(#"{"node":"b"}"#.utf8))
                     #expect(try await a.reports().map(\.node) == ["a", "b"])
                     // Node B still lives (its database says so every poll) but publishes nothing more.
-                    try await Task.sleep(for: .milliseconds(600))
+                    try await Task.sleep(for: .milliseconds(2_500))
                     try await a.publishReport(Data(#"{"node":"a"}"#.utf8))
                     #expect(try await a.reports().map(\.node) == ["a"])
                 }
