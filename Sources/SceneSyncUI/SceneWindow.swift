@@ -239,7 +239,7 @@ public final class SceneWindow: SceneUserInterface {
                 throw ScreenError.invalidValue(node: action.node, name: action.name.rawValue)
             }
             await navigate(toPath: path)
-        } else if action.node == NodeID.navigationBar, action.name == .back {
+        } else if action.name == .back, action.node == NodeID.navigationBar || visibleScreen?.hasBackButton(action.node) == true {
             guard let navigation, navigation.screens.count > 1 else {
                 throw ScreenError.unknownAction(node: action.node, name: action.name.rawValue)
             }
@@ -249,8 +249,15 @@ public final class SceneWindow: SceneUserInterface {
                 navigation.pop()
             }
         } else if let tab = tabs.first(where: { NodeID.tab($0.id) == action.node }), action.name == .select {
-            // As on iPad: the tab shown, selected again, goes back to its first screen.
-            if tab.id == selectedTabID { tab.navigation.popToRoot() } else { selectTab(tab.id) }
+            // As on iPad: the tab shown, selected again, goes back to its first screen, asking
+            // first, as Back does, if the screen on top holds unsaved work.
+            if tab.id != selectedTabID {
+                selectTab(tab.id)
+            } else if tab.navigation.screens.count > 1, let screen = tab.navigation.screens.last, let unsaved = screen.unsavedWork {
+                confirmDiscarding(unsaved, on: screen, in: tab.navigation, toDepth: 1)
+            } else {
+                tab.navigation.popToRoot()
+            }
         } else if let index = alerts.firstIndex(where: { $0.id == action.node }) {
             guard let chosen = alerts[index].actions.first(where: { $0.name == action.name }) else {
                 throw ScreenError.unknownAction(node: action.node, name: action.name.rawValue)
@@ -287,7 +294,7 @@ public final class SceneWindow: SceneUserInterface {
     public static let discardChangesAlert = "alert-discard-changes"
 
     /// Asks before going back from `screen` (to the first `depth` screens, or one screen back)
-    /// and losing `unsaved`; Discard forgets it and goes.
+    /// and losing `unsaved`, for Back, a reselected tab or a URL below; Discard forgets it and goes.
     private func confirmDiscarding(_ unsaved: String, on screen: ScreenController, in navigation: NavigationController, toDepth depth: Int? = nil) {
         guard !alerts.contains(where: { $0.id == Self.discardChangesAlert }) else { return }
         present(Alert(id: Self.discardChangesAlert, title: "Discard changes?", message: unsaved, actions: [

@@ -93,6 +93,37 @@ struct SceneWindowTests {
         #expect(renders(window) == 1)
     }
 
+    /// A screen holding an edit the model refused.
+    final class RefusedEditScreen: ScreenController {
+        var discarded = false
+        init() { super.init(route: Route("refused"), title: "Refused") }
+        override var unsavedWork: String? { discarded ? nil : "“12.99” in Price was not saved." }
+        override func discardUnsavedWork() async { discarded = true }
+    }
+
+    @Test func selectingTheShownTabAgainAsksBeforeLeavingUnsavedWork() async throws {
+        let (host, _) = try await launch(try SQLiteStorage.inMemory())
+        let window = try await host.openWindow()
+        try await host.perform("select", on: MenuScreen.row("Drinks"), in: window)
+        let screen = RefusedEditScreen()
+        await window.scene?.window?.navigation?.push(screen)
+        #expect(window.title == "Refused")
+
+        try await host.perform("select", on: tab(TabID.menu), in: window)
+        let alert = try #require(window.node(SceneWindow.discardChangesAlert))
+        #expect(alert.props["title"] == "Discard changes?")
+        #expect(window.title == "Refused")
+        try await host.perform("Keep Editing", on: SceneWindow.discardChangesAlert, in: window)
+        #expect(window.title == "Refused")
+
+        try await host.perform("select", on: tab(TabID.menu), in: window)
+        try await host.perform("Discard", on: SceneWindow.discardChangesAlert, in: window)
+        #expect(screen.discarded)
+        #expect(window.title == "Menu")
+        #expect(window.rowTitles == ["Drinks", "Starters"])
+        #expect(window.patchFailures.isEmpty)
+    }
+
     @Test func theRestorationActivityHoldsTheSelectedTabAndEveryStack() async throws {
         let (host, _) = try await launch(try SQLiteStorage.inMemory())
         let window = try await host.openWindow()
