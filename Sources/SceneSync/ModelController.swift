@@ -384,6 +384,7 @@ public actor ModelController<State: ModelState> {
     /// Reads what other writers committed after ``lastSequence``, applies it to the state and
     /// publishes it with its origin, then checks every queued intent again against the new state.
     private func followLog() async {
+        let heardBefore = knownHead
         do {
             var reachedEnd = false
             while !reachedEnd {
@@ -413,9 +414,11 @@ public actor ModelController<State: ModelState> {
             return
         }
         knownHead = max(knownHead, lastSequence)
-        if knownHead > lastSequence {
-            // A hint ahead of the log itself (the log was read before that commit showed): wait
-            // for the next hint rather than spin.
+        if knownHead > lastSequence, knownHead == heardBefore {
+            // A hint heard before the read and not reached by it is ahead of the log itself:
+            // wait for the next hint (or the storage's poll) rather than spin. A hint heard while
+            // the log was being read is kept: its commit may have come after the read, and
+            // ``work()`` reads again.
             knownHead = lastSequence
         }
         recheckQueued()

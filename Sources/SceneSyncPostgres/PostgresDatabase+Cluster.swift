@@ -31,8 +31,9 @@ extension PostgresDatabase {
         var binds = PostgresBindings()
         binds.append(Self.transientChannel)
         binds.append(message)
-        try await perform("send a transient event") { client in
-            for try await _ in try await client.query(PostgresQuery(unsafeSQL: "SELECT pg_notify($1, $2)", binds: binds), logger: logger) {}
+        let logger = logger
+        try await perform("send a transient event") { [binds] connection in
+            for try await _ in try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_notify($1, $2)", binds: binds), logger: logger) {}
         }
     }
 
@@ -80,10 +81,13 @@ extension PostgresDatabase {
         guard !nodes.isEmpty else { return }
         var binds = PostgresBindings()
         binds.append(nodes)
-        for try await _ in try await client.query(PostgresQuery(unsafeSQL: """
-            INSERT INTO scenesync_node (node, seen_at) SELECT unnest($1::text[]), now()
-            ON CONFLICT (node) DO UPDATE SET seen_at = excluded.seen_at
-            """, binds: binds), logger: logger) {}
+        let logger = logger
+        try await withConnection { [binds] connection in
+            for try await _ in try await connection.query(PostgresQuery(unsafeSQL: """
+                INSERT INTO scenesync_node (node, seen_at) SELECT unnest($1::text[]), now()
+                ON CONFLICT (node) DO UPDATE SET seen_at = excluded.seen_at
+                """, binds: binds), logger: logger) {}
+        }
     }
 
     // MARK: - Leads
@@ -133,11 +137,13 @@ extension PostgresDatabase {
                 do {
                     while !Task.isCancelled {
                         // postgres-nio's queries do not end when cancelled: a round that takes too long closes
-                        // the connection, which fails them.
+                        // the connection, which fails them, or shows them lost if they were written after it closed.
                         held = try await withTimeout(Self.leadRoundTimeout, operation: "hold leads", onTimeout: {
                             try? await connection.close()
                         }) { [held] in
-                            try await self.settleLeads(on: connection, held: held)
+                            try await Self.unlessAnswerLost(on: connection) {
+                                try await self.settleLeads(on: connection, held: held)
+                            }
                         }
                         delay = Self.firstRetryDelay
                         await wait(for: options.headPollInterval, orNext: &nudge)

@@ -133,34 +133,37 @@ extension PostgresDatabase {
     /// Applies the migrations this database lacks, in one transaction, under an advisory lock, so
     /// that of several nodes starting at once one migrates and the others find it done.
     func migrate() async throws {
-        let applied: [Int32] = try await client.withTransaction(logger: logger) { connection in
-            var lock = PostgresBindings()
-            lock.append(Self.migrationLock)
-            try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock($1)", binds: lock), logger: logger)
-            try await connection.query("""
-                CREATE TABLE IF NOT EXISTS scenesync_migration (
-                    version int PRIMARY KEY,
-                    applied_at timestamptz NOT NULL
-                )
-                """, logger: logger)
-            var done: Set<Int32> = []
-            for try await version in try await connection.query("SELECT version FROM scenesync_migration", logger: logger)
-                .decode(Int32.self) {
-                done.insert(version)
-            }
-            var applied: [Int32] = []
-            for migration in Self.migrations where !done.contains(migration.version) {
-                for statement in migration.statements {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+        let logger = logger
+        let applied: [Int32] = try await withConnection { connection in
+            try await connection.withTransaction(logger: logger) { connection in
+                var lock = PostgresBindings()
+                lock.append(Self.migrationLock)
+                try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock($1)", binds: lock), logger: logger)
+                try await connection.query("""
+                    CREATE TABLE IF NOT EXISTS scenesync_migration (
+                        version int PRIMARY KEY,
+                        applied_at timestamptz NOT NULL
+                    )
+                    """, logger: logger)
+                var done: Set<Int32> = []
+                for try await version in try await connection.query("SELECT version FROM scenesync_migration", logger: logger)
+                    .decode(Int32.self) {
+                    done.insert(version)
                 }
-                var binds = PostgresBindings()
-                binds.append(migration.version)
-                try await connection.query(
-                    PostgresQuery(unsafeSQL: "INSERT INTO scenesync_migration (version, applied_at) VALUES ($1, now())", binds: binds),
-                    logger: logger)
-                applied.append(migration.version)
+                var applied: [Int32] = []
+                for migration in Self.migrations where !done.contains(migration.version) {
+                    for statement in migration.statements {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
+                    var binds = PostgresBindings()
+                    binds.append(migration.version)
+                    try await connection.query(
+                        PostgresQuery(unsafeSQL: "INSERT INTO scenesync_migration (version, applied_at) VALUES ($1, now())", binds: binds),
+                        logger: logger)
+                    applied.append(migration.version)
+                }
+                return applied
             }
-            return applied
         }
         if let last = applied.last {
             logger.info("Migrated the PostgreSQL schema", metadata: ["versions": "\(applied.map(String.init).joined(separator: ","))", "to": "\(last)"])

@@ -10,7 +10,7 @@ import Synchronization
 /// that listens for other nodes' commits. Each app's log is ordered by its row in
 /// `scenesync_model`: a commit takes the next sequence numbers under that row's lock, so nodes
 /// writing to one app keep one order, and a node that lost a race is refused with
-/// ``SceneSync/StorageError/sequenceConflict(app:expected:got:)``.
+/// `StorageError.sequenceConflict(app:expected:got:)`.
 ///
 /// ```swift
 /// let database = PostgresDatabase(url: try PostgresURL("postgres://scenesync@db.internal/scenesync"), logger: logger)
@@ -184,16 +184,18 @@ public final class PostgresDatabase: Sendable {
         await clientTask?.value
     }
 
-    /// Runs `body` with the pool if the database runs, turning postgres-nio's errors into
-    /// ``PostgresStorageError/database(operation:sqlState:message:)``.
-    func perform<Result>(_ operation: String, _ body: (PostgresClient) async throws -> Result) async throws -> Result {
+    /// Runs `body` on a connection of the pool if the database runs (see `withConnection(_:)`),
+    /// turning postgres-nio's errors into ``PostgresStorageError/database(operation:sqlState:message:)``.
+    func perform<Result: Sendable>(
+        _ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
         switch state.withLock({ $0.phase }) {
         case .running: break
         case .idle, .starting: throw PostgresStorageError.notStarted
         case .closed: throw PostgresStorageError.closed
         }
         do {
-            return try await body(client)
+            return try await withConnection(body)
         } catch {
             throw PostgresStorageError.wrap(error, operation: operation)
         }
@@ -254,14 +256,17 @@ public final class PostgresDatabase: Sendable {
         guard !apps.isEmpty else { return [:] }
         var binds = PostgresBindings()
         binds.append(Array(apps))
-        let rows = try await client.query(
-            PostgresQuery(unsafeSQL: "SELECT app, last_sequence FROM scenesync_model WHERE app = ANY($1)", binds: binds),
-            logger: logger)
-        var heads: [String: UInt64] = [:]
-        for try await (app, last) in rows.decode((String, Int64).self) {
-            heads[app] = UInt64(clamping: last)
+        let logger = logger
+        return try await withConnection { [binds] connection in
+            let rows = try await connection.query(
+                PostgresQuery(unsafeSQL: "SELECT app, last_sequence FROM scenesync_model WHERE app = ANY($1)", binds: binds),
+                logger: logger)
+            var heads: [String: UInt64] = [:]
+            for try await (app, last) in rows.decode((String, Int64).self) {
+                heads[app] = UInt64(clamping: last)
+            }
+            return heads
         }
-        return heads
     }
 
     /// Handles one notification on ``channel``: `"<app> <last sequence>"`.

@@ -58,9 +58,9 @@ extension PostgresStorage: SceneSyncCluster {
         binds.append(scope)
         binds.append(node)
         binds.append(Double(database.options.nodeTimeout.timeInterval * 1_000))
-        return try await database.perform("read the windows connected to other nodes") { client in
+        return try await database.perform("read the windows connected to other nodes") { [self, binds] connection in
             var ids: Set<SceneSession.ID> = []
-            let rows = try await client.query(PostgresQuery(unsafeSQL: """
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: """
                 SELECT s.id FROM scenesync_session s JOIN scenesync_node n ON n.node = s.connected_node
                 WHERE s.scope = $1 AND s.connected_node <> $2 AND n.seen_at > now() - $3 * interval '1 millisecond'
                 """, binds: binds), logger: logger)
@@ -74,9 +74,9 @@ extension PostgresStorage: SceneSyncCluster {
     public func sessionCount() async throws -> Int {
         var binds = PostgresBindings()
         binds.append(scope)
-        return try await database.perform("count scene sessions") { client in
+        return try await database.perform("count scene sessions") { [self, binds] connection in
             var count = 0
-            let rows = try await client.query(PostgresQuery(unsafeSQL: "SELECT count(*) FROM scenesync_session WHERE scope = $1", binds: binds),
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: "SELECT count(*) FROM scenesync_session WHERE scope = $1", binds: binds),
                                               logger: logger)
             for try await value in rows.decode(Int64.self) { count = Int(value) }
             return count
@@ -89,8 +89,8 @@ extension PostgresStorage: SceneSyncCluster {
         binds.append(token)
         binds.append(ByteBuffer(bytes: try JSONEncoder().encode(activity)))
         binds.append(Double(lifetime.timeInterval * 1_000))
-        try await database.perform("keep an Open in New Window request") { client in
-            try await client.withTransaction(logger: logger) { connection in
+        try await database.perform("keep an Open in New Window request") { [self, binds] connection in
+            try await connection.withTransaction(logger: logger) { connection in
                 try await connection.query(PostgresQuery(unsafeSQL: """
                     WITH expired AS (DELETE FROM scenesync_open_request WHERE scope = $1 AND expires_at <= now())
                     INSERT INTO scenesync_open_request (scope, token, activity, expires_at)
@@ -114,8 +114,8 @@ extension PostgresStorage: SceneSyncCluster {
         var binds = PostgresBindings()
         binds.append(scope)
         binds.append(token)
-        let taken: Data? = try await database.perform("take an Open in New Window request") { client in
-            let rows = try await client.query(PostgresQuery(unsafeSQL: """
+        let taken: Data? = try await database.perform("take an Open in New Window request") { [self, binds] connection in
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: """
                 DELETE FROM scenesync_open_request WHERE scope = $1 AND token = $2
                 RETURNING activity, expires_at > now()
                 """, binds: binds), logger: logger)
@@ -143,8 +143,8 @@ extension PostgresStorage: SceneSyncCluster {
     public func reports() async throws -> [NodeReportRecord] {
         var binds = PostgresBindings()
         binds.append(Double(database.options.nodeTimeout.timeInterval * 1_000))
-        return try await database.perform("read the nodes' reports") { client in
-            let rows = try await client.query(PostgresQuery(unsafeSQL: """
+        return try await database.perform("read the nodes' reports") { [self, binds] connection in
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: """
                 SELECT node, report::text, extract(epoch FROM reported_at)::float8 FROM scenesync_node
                 WHERE report IS NOT NULL AND reported_at > now() - $1 * interval '1 millisecond'
                 ORDER BY node

@@ -34,8 +34,8 @@ public final class PostgresStorage: SceneSyncStorage {
         // One statement, so one snapshot: the records and the head agree.
         var binds = PostgresBindings()
         binds.append(app)
-        return try await database.perform("load the \(app) model") { client in
-            let rows = try await client.query(PostgresQuery(unsafeSQL: Self.loadModelSQL, binds: binds), logger: logger)
+        return try await database.perform("load the \(app) model") { [self, binds] connection in
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: Self.loadModelSQL, binds: binds), logger: logger)
             var collections: [String: [String: Data]] = [:]
             var last: UInt64 = 0
             var first: UInt64 = 1
@@ -59,7 +59,7 @@ public final class PostgresStorage: SceneSyncStorage {
         """
 
     /// Commits the batch in one transaction of one statement (one round trip besides `BEGIN` and
-    /// `COMMIT`): see ``commitSQL``.
+    /// `COMMIT`): see `commitSQL`.
     public func commit(_ batch: CommitBatch) async throws {
         guard let firstEvent = batch.events.first, let lastEvent = batch.events.last else { return }
         let app = batch.app
@@ -79,9 +79,9 @@ public final class PostgresStorage: SceneSyncStorage {
         let binds = Self.commitBinds(batch, previous: previous, last: last, trim: trim)
         let query = PostgresQuery(unsafeSQL: Self.commitSQL, binds: binds)
 
-        try await database.perform("commit to the \(app) log") { client in
+        try await database.perform("commit to the \(app) log") { [self] connection in
             do {
-                try await client.withTransaction(logger: logger) { connection in
+                try await connection.withTransaction(logger: logger) { connection in
                     var taken = false
                     for try await _ in try await connection.query(query, logger: logger) { taken = true }
                     if !taken {
@@ -100,7 +100,7 @@ public final class PostgresStorage: SceneSyncStorage {
                 if let conflict = error.closureError as? StorageError { throw conflict }
                 if PostgresStorageError.sqlState(of: error) == "23505" {
                     // An event with one of these numbers is logged already.
-                    let head = try await client.withConnection { try await Self.head(app: app, on: $0, logger: logger) }
+                    let head = try await Self.head(app: app, on: connection, logger: logger)
                     throw StorageError.sequenceConflict(app: app, expected: head + 1, got: firstEvent.sequence)
                 }
                 throw error
@@ -259,8 +259,8 @@ public final class PostgresStorage: SceneSyncStorage {
         var binds = PostgresBindings()
         binds.append(action.session.rawValue)
         binds.append(Int64(action.ref))
-        return try await database.perform("read a committed action") { client in
-            let rows = try await client.query(PostgresQuery(unsafeSQL: """
+        return try await database.perform("read a committed action") { [self, binds] connection in
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: """
                 SELECT sequence FROM scenesync_committed_action WHERE session_id = $1 AND ref = $2
                 """, binds: binds), logger: logger)
             var sequence: UInt64?
@@ -274,8 +274,8 @@ public final class PostgresStorage: SceneSyncStorage {
         binds.append(app)
         binds.append(Int64(clamping: sequence))
         binds.append(Int64(max(0, limit)))
-        return try await database.perform("read the \(app) log") { client in
-            let rows = try await client.query(PostgresQuery(unsafeSQL: """
+        return try await database.perform("read the \(app) log") { [self, binds] connection in
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: """
                 SELECT sequence, origin, timestamp, payload FROM scenesync_event
                 WHERE app = $1 AND sequence > $2 ORDER BY sequence LIMIT $3
                 """, binds: binds), logger: logger)
@@ -306,8 +306,8 @@ public final class PostgresStorage: SceneSyncStorage {
 
     /// Runs a statement that returns no rows.
     func execute(_ operation: String, _ query: PostgresQuery) async throws {
-        try await database.perform(operation) { client in
-            for try await _ in try await client.query(query, logger: logger) {}
+        try await database.perform(operation) { [self] connection in
+            for try await _ in try await connection.query(query, logger: logger) {}
         }
     }
 
@@ -346,9 +346,9 @@ public final class PostgresStorage: SceneSyncStorage {
     }
 
     private func readSessions(_ query: PostgresQuery) async throws -> [SceneSession] {
-        let rows: [(String, Double?, Data)] = try await database.perform("read scene sessions") { client in
+        let rows: [(String, Double?, Data)] = try await database.perform("read scene sessions") { [self] connection in
             var rows: [(String, Double?, Data)] = []
-            for try await row in try await client.query(query, logger: logger).decode((String, Double?, Data).self) {
+            for try await row in try await connection.query(query, logger: logger).decode((String, Double?, Data).self) {
                 rows.append(row)
             }
             return rows
@@ -392,9 +392,9 @@ public final class PostgresStorage: SceneSyncStorage {
         var binds = PostgresBindings()
         binds.append(scope)
         binds.append(session.rawValue)
-        return try await database.perform("read drafts") { client in
+        return try await database.perform("read drafts") { [self, binds] connection in
             var drafts: [String: Data] = [:]
-            let rows = try await client.query(PostgresQuery(unsafeSQL: """
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: """
                 SELECT key, value FROM scenesync_draft WHERE scope = $1 AND session_id = $2
                 """, binds: binds), logger: logger)
             for try await (key, value) in rows.decode((String, Data).self) {
@@ -431,8 +431,8 @@ public final class PostgresStorage: SceneSyncStorage {
         key.append(node)
         var mark = key
         mark.append(running)
-        return try await database.perform("record the run mark") { client in
-            try await client.withTransaction(logger: logger) { connection in
+        return try await database.perform("record the run mark") { [self, key, mark] connection in
+            try await connection.withTransaction(logger: logger) { connection in
                 var previous = false
                 let rows = try await connection.query(PostgresQuery(unsafeSQL: """
                     SELECT running FROM scenesync_run WHERE scope = $1 AND node = $2 FOR UPDATE

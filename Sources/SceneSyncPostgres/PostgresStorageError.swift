@@ -2,7 +2,7 @@ import PostgresNIO
 import SceneSync
 
 /// A failure of ``PostgresDatabase`` or ``PostgresStorage`` other than the storage contract's own
-/// ``SceneSync/StorageError``.
+/// `StorageError`.
 public enum PostgresStorageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The database was used before ``PostgresDatabase/start()`` finished.
     case notStarted

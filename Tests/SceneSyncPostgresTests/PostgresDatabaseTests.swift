@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
 import SceneSync
-import SceneSyncPostgres
+@testable import SceneSyncPostgres
 import Testing
 
 @Suite(.enabled(if: PostgresTestServer.isConfigured, PostgresTestServer.notConfigured), .timeLimit(.minutes(1)))
@@ -241,6 +241,25 @@ struct PostgresDatabaseTests {
             for entry in entries {
                 #expect(!"\(entry.message) \(entry.metadata)".contains("pa55-w0rd"), "\(entry)")
             }
+        }
+    }
+
+    /// postgres-nio loses a query written to a connection that has closed: no answer comes, and
+    /// the waiting task does not see its cancellation. The pool can lend such a connection after
+    /// an outage; what runs on it fails instead of waiting for good (which stopped the poll that
+    /// says a node lives, and with it ``PostgresDatabase/close()``).
+    @Test func aQueryOnAConnectionThatClosedFailsRatherThanWaitingForGood() async throws {
+        try await PostgresTestServer.withFreshDatabase { url in
+            let connection = try await PostgresConnection.connect(
+                configuration: try url.connectionConfiguration(), id: 1, logger: PostgresTestServer.logger)
+            try await connection.close()
+            let start = ContinuousClock.now
+            await #expect(throws: PostgresStorageError.self) {
+                try await Database.unlessAnswerLost(on: connection, checkEvery: .milliseconds(50)) {
+                    try await connection.query("SELECT 1", logger: PostgresTestServer.logger)
+                }
+            }
+            #expect(ContinuousClock.now - start < .seconds(5))
         }
     }
 
