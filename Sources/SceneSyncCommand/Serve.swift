@@ -158,6 +158,7 @@ struct Serve: AsyncParsableCommand {
                                                      maximumOrdersInPreparationPerClient: maximumKitchenOrdersPerAddress)),
             HostedApp(name: ChatController.app, title: "Chat",
                       summary: "Conversations between people, each in as many windows as they like, with drafts per window.",
+                      rendererModules: [.chat],
                       makeDelegate: { ChatAppDelegate(logger: $0) },
                       parts: { delegate, _ in
                           guard let chat = delegate.chat else {

@@ -36,6 +36,10 @@ public struct HostedApp: Sendable {
     public let title: String
     /// One sentence about the app, shown on the home page.
     public let summary: String
+    /// The renderer's modules the app's windows need beyond those every app loads, such as
+    /// ``RendererModule/chat`` for split views and conversations; the app's page loads them, and
+    /// no other app's page does.
+    public let rendererModules: [RendererModule]
     /// Makes the app's delegate, once, when the server starts, with what makes its parts from it.
     let makeDelegate: @MainActor @Sendable (Logger) -> Delegation
 
@@ -50,6 +54,11 @@ public struct HostedApp: Sendable {
     /// Creates a hosted app whose application delegate is a `Delegate`.
     ///
     /// - Parameters:
+    ///   - name: The app's URL segment (see ``name``).
+    ///   - title: The app's title on the home page and in `welcome` (see ``title``).
+    ///   - summary: One sentence about the app for the home page (see ``summary``).
+    ///   - rendererModules: The renderer's modules the app's windows need beyond those every app
+    ///     loads (see ``RendererModule``).
     ///   - makeDelegate: Makes the app's delegate, once, when the server starts, with the app's logger.
     ///   - makeParts: Makes the app's own parts once its application has launched, from the
     ///     delegate `makeDelegate` made (its `applicationDidFinishLaunching` has run) and the
@@ -60,6 +69,7 @@ public struct HostedApp: Sendable {
         name: String,
         title: String,
         summary: String,
+        rendererModules: [RendererModule] = [],
         makeDelegate: @escaping @MainActor @Sendable (Logger) -> Delegate,
         parts makeParts: @escaping @MainActor @Sendable (Delegate, LaunchedApp) throws -> Parts = { _, _ in Parts() }
     ) {
@@ -67,6 +77,7 @@ public struct HostedApp: Sendable {
         self.name = name
         self.title = title
         self.summary = summary
+        self.rendererModules = rendererModules
         self.makeDelegate = { logger in
             let delegate = makeDelegate(logger)
             return Delegation(delegate: delegate) { launched in try makeParts(delegate, launched) }
@@ -97,7 +108,7 @@ public struct HostedApp: Sendable {
         /// and before HTTP stops. One that ends early ends alone; one that fails shuts the server
         /// down gracefully. On a storage shared by nodes they run on one node at a time, the
         /// app's leader, and start on another node when it stops or dies (see
-        /// ``SceneSync/SceneSyncCluster/leadership(of:)``): what they do must stay safe to do
+        /// `SceneSyncCluster.leadership(of:)`): what they do must stay safe to do
         /// twice, as an intent the model controller refuses the second time is.
         public var services: [any Service]
         /// The app's widget summary, served at `/<name>/widget.json` (with an `ETag`) and followed

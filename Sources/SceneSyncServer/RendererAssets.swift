@@ -14,7 +14,10 @@ import NIOCore
 ///   answered, with the current file and `no-cache`.
 /// - An app's page refers to its style sheet and script by the versioned path, and names every
 ///   module `main.js` imports, directly or not, with `<link rel="modulepreload">`, so that the
-///   browser fetches them at once rather than one import after another.
+///   browser fetches them at once rather than one import after another. An app with
+///   ``HostedApp/rendererModules`` has a page of its own that also preloads those modules (and what
+///   they import that `main.js` does not) and names them to the renderer in a
+///   `<meta name="scenesync-components">`, so that the renderer imports them before it draws.
 struct RendererAssets: Sendable {
     /// One file as it is served.
     struct Asset: Sendable {
@@ -50,13 +53,16 @@ struct RendererAssets: Sendable {
     private let assets: [String: Asset]
     /// A hash of every file: a new one whenever any file changes.
     let version: String
-    /// Every app's page, referring to the renderer's files by the versioned path.
+    /// The page of every app without ``HostedApp/rendererModules``, referring to the renderer's
+    /// files by the versioned path.
     let appPage: Asset?
+    /// The pages of apps with ``HostedApp/rendererModules``, by app name.
+    private let appPages: [String: Asset]
     /// The widget page.
     let widgetPage: Asset?
 
-    /// Reads every file of `files`.
-    init(files: StaticFiles) {
+    /// Reads every file of `files`, and makes the page of each of `apps`.
+    init(files: StaticFiles, apps: [HostedApp] = []) {
         self.files = files
         var assets: [String: Asset] = [:]
         var signature: [String] = []
@@ -79,11 +85,33 @@ struct RendererAssets: Sendable {
             FileManager.default.contents(atPath: files.root.appendingPathComponent(name).path).map(Array.init)
         }
         let preloads = Self.imports(from: "js/main.js", root: files.root)
-        appPage = read("app.html").map { page in
-            Asset(bytes: Array(Self.versioned(String(decoding: page, as: UTF8.self), version: version, preloads: preloads).utf8),
-                  contentType: "text/html; charset=utf-8")
+        let template = read("app.html").map { String(decoding: $0, as: UTF8.self) }
+        let page = { (modules: [HostedApp.RendererModule]) -> Asset? in
+            var extra: [String] = []
+            for module in modules {
+                for path in [module.path] + Self.imports(from: module.path, root: files.root)
+                where !preloads.contains(path) && !extra.contains(path) {
+                    extra.append(path)
+                }
+            }
+            return template.map { page in
+                Asset(bytes: Array(Self.versioned(page, version: version, preloads: preloads + extra,
+                                                  components: modules.map(\.name)).utf8),
+                      contentType: "text/html; charset=utf-8")
+            }
         }
+        appPage = page([])
+        var appPages: [String: Asset] = [:]
+        for app in apps where !app.rendererModules.isEmpty {
+            appPages[app.name] = page(app.rendererModules)
+        }
+        self.appPages = appPages
         widgetPage = read("widget.html").map { Asset(bytes: $0, contentType: "text/html; charset=utf-8") }
+    }
+
+    /// The page of the app named `name`.
+    func appPage(for name: String) -> Asset? {
+        appPages[name] ?? appPage
     }
 
     /// The file a request for `/js/…` or `/css/…` names (`rawPath` still percent-encoded).
@@ -104,14 +132,21 @@ struct RendererAssets: Sendable {
         return asset(at: String(rest[slash...])).map { ($0, rest[..<slash] == version) }
     }
 
+    /// The `<meta>` name under which an app's page names its ``HostedApp/RendererModule``s, as
+    /// `main.js` reads it.
+    static let componentsMetaName = "scenesync-components"
+
     /// `page` with the style sheet and script at their versioned paths, and a `modulepreload`
-    /// link for each module in `preloads`, before the script.
-    static func versioned(_ page: String, version: String, preloads: [String]) -> String {
+    /// link for each module in `preloads`, before the script; with `components`, a `<meta>` naming
+    /// them (space-separated) before the links.
+    static func versioned(_ page: String, version: String, preloads: [String], components: [String] = []) -> String {
         let base = "\(versionedPrefix)\(version)/"
         var page = page
             .replacingOccurrences(of: "href=\"/css/", with: "href=\"\(base)css/")
             .replacingOccurrences(of: "src=\"/js/", with: "src=\"\(base)js/")
-        let links = preloads.map { "<link rel=\"modulepreload\" href=\"\(base)\($0)\">\n" }.joined()
+        let meta = components.isEmpty ? ""
+            : "<meta name=\"\(componentsMetaName)\" content=\"\(HomePage.escape(components.joined(separator: " ")))\">\n"
+        let links = meta + preloads.map { "<link rel=\"modulepreload\" href=\"\(base)\($0)\">\n" }.joined()
         if let script = page.range(of: "<script type=\"module\"") {
             page.insert(contentsOf: links, at: script.lowerBound)
         }

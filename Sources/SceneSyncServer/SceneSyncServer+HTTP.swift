@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import SceneSync
 
 extension SceneSyncServer {
     /// The HTTP routes: the home page, each app's page, the renderer's files, and each app's own
@@ -28,7 +29,9 @@ extension SceneSyncServer {
             }
         }
         router.get("/") { request, _ in
-            self.homePage(for: request)
+            var summaries: [String: WidgetSummary] = [:]
+            for (name, hub) in widgets { summaries[name] = await hub.current().summary }
+            return self.homePage(for: request, widgets: summaries)
         }
         for folder in StaticFiles.folders.sorted() {
             router.get("/\(folder)/**") { request, _ in
@@ -52,7 +55,7 @@ extension SceneSyncServer {
                   !HostedApp.ownSegments.contains(context.parameters.getCatchAll().first.map(String.init) ?? "") else {
                 throw HTTPError(.notFound)
             }
-            return try self.page(self.assets.appPage, for: request).settingTokenCookie(for: request, policy: self.policy)
+            return try self.page(self.assets.appPage(for: name), for: request).settingTokenCookie(for: request, policy: self.policy)
         }
         router.get("/:app", use: appPage)
         router.get("/:app/**", use: appPage)
@@ -138,14 +141,14 @@ extension SceneSyncServer {
         }
     }
 
-    private func homePage(for request: Request) -> Response {
+    private func homePage(for request: Request, widgets: [String: WidgetSummary]) -> Response {
         // Links keep the access token the page was opened with, so the app pages can send it.
         var query: String?
         if let token = configuration.token, let given = request.uri.queryParameters["token"],
            policy.accepts(token: String(given)) {
             query = "token=\(token.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? "")"
         }
-        let html = HomePage.html(apps: apps, query: query)
+        let html = HomePage.html(apps: apps, widgets: widgets, query: query)
         return Response(status: .ok, headers: [
             .contentType: "text/html; charset=utf-8", .cacheControl: "no-store", Self.contentSecurityPolicy: Self.pagePolicy,
         ], body: ResponseBody(byteBuffer: ByteBuffer(string: html))).settingTokenCookie(for: request, policy: policy)

@@ -63,6 +63,8 @@ public final class SceneSyncServer: Service, Sendable {
     /// Creates a server; nothing listens until ``run()``.
     ///
     /// - Parameters:
+    ///   - configuration: Where the server listens, who may call it, and its limits.
+    ///   - apps: The apps it hosts, each at `/<name>`; no two may share a name.
     ///   - reports: Where the server keeps this node's reports, for an app (a dashboard) to read.
     ///   - storage: Makes each app's storage, once, when the server starts.
     /// - Throws: ``SceneSyncServerError`` if the server would listen beyond loopback without an
@@ -82,7 +84,7 @@ public final class SceneSyncServer: Service, Sendable {
         self.apps = apps
         self.reports = reports
         self.policy = policy
-        self.assets = RendererAssets(files: StaticFiles())
+        self.assets = RendererAssets(files: StaticFiles(), apps: apps)
         self.makeStorage = storage
         self.metrics = ServerMetrics(configuration.metrics)
         self.refusals = RefusalReporter(logger: configuration.logger, counter: metrics.refusals)

@@ -16,6 +16,8 @@ import Synchronization
 final class WidgetHub: Service, Sendable {
     /// One summary, ready to send.
     struct Published: Sendable, Equatable {
+        /// The summary itself, as the home page shows it.
+        let summary: WidgetSummary
         let body: ByteBuffer
         /// A strong validator: the same summary always has the same tag.
         let etag: String
@@ -171,6 +173,6 @@ final class WidgetHub: Service, Sendable {
         var event = ByteBuffer(string: "event: summary\nid: \(etag)\ndata: ")
         event.writeBytes(data)
         event.writeString("\n\n")
-        return Published(body: ByteBuffer(bytes: data), etag: etag, event: event)
+        return Published(summary: summary, body: ByteBuffer(bytes: data), etag: etag, event: event)
     }
 }

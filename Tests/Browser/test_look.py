@@ -67,3 +67,33 @@ def test_hover_styles_apply_only_where_a_pointer_hovers(browser, server):
         browser.get(server.url + path)
         found = WebDriverWait(browser, TIMEOUT).until(lambda d: (lambda r: r if r["sheets"] else None)(d.execute_script(_HOVER_RULES)))
         assert found["outside"] == [], (path, found["outside"])
+
+
+def test_a_dishs_picture_and_button_line_up_with_its_text_and_the_picture_spans_the_column(browser, server):
+    from conftest import save_screenshots
+    from test_restaurant import CAKE, open_dish, open_restaurant
+    import os
+
+    open_restaurant(browser, server)
+    open_dish(browser, "Desserts", CAKE)
+    for width, height in ((1280, 800), (820, 1180), (390, 844)):
+        browser.set_window_size(width, height)
+        browser.execute_script("return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        picture = WebDriverWait(browser, TIMEOUT).until(
+            lambda d: d.find_element(By.CSS_SELECTOR, f"img[alt='{CAKE}']"), "the dish's picture")
+        WebDriverWait(browser, TIMEOUT).until(lambda d: d.execute_script("return arguments[0].complete", picture))
+        found = browser.execute_script("""
+            const img = arguments[0].getBoundingClientRect();
+            const title = [...document.querySelectorAll('.ss-text-title')].find((t) => t.textContent.trim() === arguments[1]);
+            const range = document.createRange();
+            range.selectNodeContents(title);
+            const text = range.getBoundingClientRect(), column = title.parentElement.getBoundingClientRect();
+            const padding = parseFloat(getComputedStyle(title).paddingLeft) + parseFloat(getComputedStyle(title).paddingRight);
+            const button = [...document.querySelectorAll('.ss-button')].find((b) => b.textContent.trim() === "Add to Order");
+            return {imgLeft: img.left, imgWidth: img.width, textLeft: text.left, column: column.width - padding,
+                    buttonLeft: button.getBoundingClientRect().left};""",
+            picture, CAKE)
+        assert abs(found["imgLeft"] - found["textLeft"]) <= 1, (width, found)
+        assert found["imgWidth"] >= 0.9 * found["column"], (width, found)
+        assert abs(found["buttonLeft"] - found["textLeft"]) <= 1, (width, found)
+        save_screenshots(browser, os.environ.get("SCENESYNC_SCREENSHOTS"), f"dish-{width}.png")

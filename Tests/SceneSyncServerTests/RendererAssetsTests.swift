@@ -95,6 +95,26 @@ import Testing
         try await server.stop()
     }
 
+    @Test func onlyAnAppThatNamesARendererModuleHasItPreloadedAndNamed() throws {
+        let apps = [
+            HostedApp(name: "tally", title: "Tally", summary: "Lines.") { TallyAppDelegate(logger: $0) },
+            HostedApp(name: "talk", title: "Talk", summary: "Words.", rendererModules: [.chat]) { TallyAppDelegate(logger: $0) },
+        ]
+        let assets = RendererAssets(files: StaticFiles(), apps: apps)
+        let base = "/renderer/\(assets.version)/"
+        let chat = #"<link rel="modulepreload" href="\#(base)js/components/chat.js">"#
+        let meta = #"<meta name="scenesync-components" content="chat">"#
+        let tally = String(buffer: try #require(assets.appPage(for: "tally")).bytes)
+        let talk = String(buffer: try #require(assets.appPage(for: "talk")).bytes)
+        #expect(!tally.contains("chat.js") && !tally.contains("scenesync-components"))
+        #expect(talk.contains(chat) && talk.contains(meta))
+        #expect(talk.range(of: meta)!.lowerBound < talk.range(of: #"<script type="module""#)!.lowerBound)
+        // The rest is the same page, each module preloaded once.
+        #expect(talk.replacingOccurrences(of: chat + "\n", with: "").replacingOccurrences(of: meta + "\n", with: "") == tally)
+        #expect(!String(decoding: try onDisk("js/components/index.js"), as: UTF8.self).contains(#"from "./chat.js""#),
+                "no app loads chat.js unless its page names it")
+    }
+
     @Test func aVersionedFileIsImmutableAndAnOldVersionIsServedFresh() async throws {
         let server = try await TestServer.start()
         let version = RendererAssets(files: StaticFiles()).version

@@ -9,6 +9,7 @@
 import { View } from "../../../Sources/SceneSyncServer/Public/js/view.js";
 import { OutOfStep } from "../../../Sources/SceneSyncServer/Public/js/render.js";
 import { ATTR } from "../../../Sources/SceneSyncServer/Public/js/protocol.js";
+import { loadComponents } from "../../../Sources/SceneSyncServer/Public/js/components/index.js";
 
 const CORPUS = ["cases.json", "renderer-only.json"];
 const FIXTURES = "../../Fixtures/ViewTree/";
@@ -81,6 +82,8 @@ function runCase(testCase) {
 }
 
 async function main() {
+  // The corpus has every kind, those of the optional components too.
+  await loadComponents(["chat"]);
   const results = {};
   for (const file of CORPUS) {
     const response = await fetch(FIXTURES + file, { cache: "no-store" });

@@ -15,7 +15,8 @@ if (params.get("reset") !== "0") {
 const opened = [];
 window.open = (url) => { opened.push(url); return { opener: window }; };
 
-const app = start({ app: "lootlogger", createTransport: (url) => new FakeTransport(url, server) });
+// Every optional component is loaded, as the harness draws every kind.
+const app = start({ app: "lootlogger", components: ["chat"], createTransport: (url) => new FakeTransport(url, server) });
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const $ = (selector) => document.querySelector(selector);

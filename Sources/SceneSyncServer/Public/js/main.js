@@ -1,11 +1,12 @@
 // Wires the connection to the view. The page at /<app> loads this module; it starts by itself
 // unless `globalThis.SceneSyncManualStart` is set (the test harness sets it and calls `start`
 // with a fake transport).
-import { ATTR, CLS, CONN, CONN_TEXT, ERROR, F, MSG, TEXT } from "./protocol.js";
+import { ATTR, CLS, COMPONENTS_META, CONN, CONN_TEXT, ERROR, F, MSG, TEXT } from "./protocol.js";
 import { Socket } from "./socket.js";
 import { WindowLocation } from "./location.js";
 import { View } from "./view.js";
 import { OutOfStep } from "./render.js";
+import { loadComponents } from "./components/index.js";
 
 /** The app name: the first segment of the page's path (`/lootlogger` → "lootlogger"). */
 export function appFromPath(pathname) {
@@ -17,12 +18,19 @@ export function appFromPath(pathname) {
   }
 }
 
+/** The optional components the page names (an app's `HostedApp.rendererModules`). */
+export function componentsNamed(doc) {
+  const content = doc.querySelector(`meta[name="${COMPONENTS_META}"]`)?.getAttribute("content") ?? "";
+  return content.split(/\s+/).filter(Boolean);
+}
+
 /**
  * Starts the renderer.
  * @param {object} [options]
  * @param {HTMLElement} [options.root]  default #scenesync-root
  * @param {HTMLElement} [options.indicator]  default #scenesync-connection
  * @param {string} [options.app]  default from the page path
+ * @param {string[]} [options.components]  optional components to import first; default those the page names
  * @param {(url: string) => WebSocket} [options.createTransport]  default a real WebSocket
  * @param {Window} [options.win]
  */
@@ -117,7 +125,16 @@ export function start(options = {}) {
     onServerTime: (time) => view.countdowns.setServerTime(time),
     canSend: (node) => view.has(node),
   });
-  socket.start();
+  // The page's optional components are in before anything is drawn: the window connects once
+  // they are (they were preloaded with the page, so this is short).
+  const components = options.components ?? componentsNamed(doc);
+  if (components.length === 0) {
+    socket.start();
+  } else {
+    loadComponents(components)
+      .catch((error) => console.error("SceneSync: cannot load the renderer's components", error))
+      .finally(() => socket.start());
+  }
   return { app, view, socket };
 }
 

@@ -11,7 +11,7 @@ import * as table from "./table.js";
 import * as form from "./form.js";
 import * as content from "./content.js";
 import * as overlays from "./overlays.js";
-import * as chat from "./chat.js";
+import { split } from "./split.js";
 
 const registry = new Map([
   [KIND.window, chrome.windowView],
@@ -34,11 +34,34 @@ const registry = new Map([
   [KIND.stack, content.stack],
   [KIND.alert, overlays.alert],
   [KIND.notice, overlays.notice],
-  [KIND.split, chat.split],
-  [KIND.messageList, chat.messageList],
-  [KIND.message, chat.message],
-  [KIND.composer, chat.composer],
+  [KIND.paneBar, chrome.paneBar],
+  [KIND.split, split],
 ]);
+
+// Components only some apps draw, by the name an app's page gives them (HostedApp.RendererModule):
+// imported only when the page names them, before the first drawing.
+const optional = {
+  chat: async () => {
+    const chat = await import("./chat.js");
+    return [
+      [KIND.messageList, chat.messageList],
+      [KIND.message, chat.message],
+      [KIND.composer, chat.composer],
+    ];
+  },
+};
+
+/** Imports and registers the optional components named in `names`; an unknown name is skipped, with a warning. */
+export async function loadComponents(names) {
+  const loads = names.map((name) => {
+    if (Object.hasOwn(optional, name)) return optional[name]();
+    console.warn(`SceneSync: unknown renderer module ${JSON.stringify(name)}`);
+    return [];
+  });
+  for (const definitions of await Promise.all(loads)) {
+    for (const [kind, definition] of definitions) registry.set(kind, definition);
+  }
+}
 
 const warned = new Set();
 
