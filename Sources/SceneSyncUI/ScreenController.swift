@@ -29,6 +29,8 @@ open class ScreenController {
     var appliedSequences: [String: UInt64] = [:]
     /// The handlers of the nodes the window was last sent, by node id.
     private var actionTable: [String: NodeActions] = [:]
+    /// The ids of the pane bars with a back button in what the window was last sent.
+    private var paneBarsWithBack: Set<String> = []
     /// Handlers for keyed rows: given a row's node id, the handlers for its key.
     private var rowHandlers: [@MainActor (String) -> NodeActions?] = []
     private var followTasks: [Task<Void, Never>] = []
@@ -69,6 +71,19 @@ open class ScreenController {
     /// The user chose Discard: forget what ``unsavedWork`` described (errors, drafts). The screen
     /// leaves its stack right after.
     open func discardUnsavedWork() async {}
+
+    /// The title of the screen below this one in its navigation stack, for a back button; `nil`
+    /// for the stack's first screen, or a screen in none.
+    public var backTitle: String? {
+        guard let screens = navigation?.screens, let index = screens.firstIndex(where: { $0 === self }), index > 0 else { return nil }
+        return screens[index - 1].title
+    }
+
+    /// Whether `id` is a pane bar (``ViewNode/paneBar(id:title:back:buttons:)``) with a back
+    /// button in what the window was last sent.
+    func hasBackButton(_ id: String) -> Bool {
+        paneBarsWithBack.contains(id)
+    }
 
     /// Whether the screen is the one its window shows now.
     public var isVisible: Bool {
@@ -134,7 +149,7 @@ open class ScreenController {
 
     /// Handles every row of `rows` at once, given the row's key: selection, deletion and moves in
     /// edit mode, and the row actions named in `actions` (build the rows with the same names in
-    /// ``ViewNode/row(id:title:subtitle:detail:image:countdown:time:badge:disclosure:deletable:movable:onSelect:onDelete:onMove:actions:)``).
+    /// ``ViewNode/row(id:title:subtitle:detail:image:countdown:time:badge:selected:disclosure:deletable:movable:onSelect:onDelete:onMove:actions:)``).
     ///
     /// With `isShown`, a row the screen does not show answers nothing, as a node that is not
     /// there; without it, a handler may be given the key of a row the screen no longer shows (a
@@ -170,7 +185,7 @@ open class ScreenController {
 
     /// Keeps `text` as the unsaved text of `field`, or forgets it when `text` is empty.
     ///
-    /// - Throws: ``SceneSync/SceneDraftError``, or what the storage throws.
+    /// - Throws: `SceneDraftError`, or what the storage throws.
     public func setDraft(_ text: String, for field: String) async throws {
         guard let drafts = window?.scene?.drafts else { return }
         if text.isEmpty { try await drafts.remove(draftKey(field)) } else { try await drafts.set(text, for: draftKey(field)) }
@@ -237,6 +252,7 @@ open class ScreenController {
     /// them.)
     private func register(_ node: ViewNode) {
         actionTable[node.id] = node.actions.isEmpty ? nil : node.actions
+        if node.kind == .paneBar, node.props[ViewNode.Property.back.rawValue] != nil { paneBarsWithBack.insert(node.id) }
         for child in node.children { register(child) }
     }
 
@@ -265,6 +281,7 @@ open class ScreenController {
     func makeNode() -> ViewNode {
         let content = makeContent()
         actionTable = [:]
+        paneBarsWithBack = []
         for button in barButtons { register(button) }
         for node in content { register(node) }
         return ViewNode(id: SceneWindow.NodeID.screen, kind: .screen, props: ["route": .string(route.description)],

@@ -7,12 +7,17 @@ extension ViewNode {
     /// A handler that takes nothing.
     public typealias Action = @MainActor @Sendable () async throws -> Void
 
-    /// A button in the navigation bar.
-    public static func barButton(id: String, label: String, side: Side = .trailing, role: Role? = nil, onTap: Action? = nil) -> ViewNode {
+    /// A button in the navigation bar, or in a pane's bar. With an `icon`, a bar too narrow for
+    /// its buttons' labels and its title shows the icon in place of the label, which stays the
+    /// button's accessible name.
+    public static func barButton(
+        id: String, label: String, side: Side = .trailing, role: Role? = nil, icon: BarIcon? = nil, onTap: Action? = nil
+    ) -> ViewNode {
         var actions = NodeActions()
         actions.on(.tap, onTap)
         return ViewNode(id: id, kind: .barButton,
-                        props: props(["label": .string(label), "side": .string(side.rawValue), "role": role.map { .string($0.rawValue) }]),
+                        props: props(["label": .string(label), "side": .string(side.rawValue), "role": role.map { .string($0.rawValue) },
+                                      "icon": icon.map { .string($0.rawValue) }]),
                         actions: actions)
     }
 
@@ -41,9 +46,12 @@ extension ViewNode {
     ///
     /// A row with a `time` shows that moment in the window's own time zone where `detail` goes,
     /// and a `badge` (such as an unread count) beside it.
+    ///
+    /// A `selected` row is the one whose content shows beside its list, as the open conversation
+    /// of a split: it is marked so, to the eye and to assistive technology.
     public static func row(
         id: String, title: String, subtitle: String? = nil, detail: String? = nil, image: String? = nil, countdown: Date? = nil,
-        time: Date? = nil, badge: String? = nil, disclosure: Bool = false, deletable: Bool = false, movable: Bool = false, onSelect: Action? = nil, onDelete: Action? = nil,
+        time: Date? = nil, badge: String? = nil, selected: Bool = false, disclosure: Bool = false, deletable: Bool = false, movable: Bool = false, onSelect: Action? = nil, onDelete: Action? = nil,
         onMove: (@MainActor @Sendable (Int) async throws -> Void)? = nil, actions rowActions: [RowAction] = []
     ) -> ViewNode {
         var actions = NodeActions()
@@ -54,7 +62,7 @@ extension ViewNode {
         return ViewNode(id: id, kind: .row, props: props([
             "title": .string(title), "subtitle": subtitle.map(ViewValue.string), "detail": detail.map(ViewValue.string),
             "image": image.map(ViewValue.string), "countdown": countdown.map(ViewValue.time), "accessory": disclosure ? "disclosure" : nil,
-            "time": time.map(ViewValue.time), "badge": badge.map(ViewValue.string),
+            "time": time.map(ViewValue.time), "badge": badge.map(ViewValue.string), "selected": selected ? true : nil,
             "deletable": deletable || onDelete != nil ? true : nil, "movable": movable || onMove != nil ? true : nil,
             "actions": rowActions.isEmpty ? nil : .array(rowActions.map { ["name": .string($0.name.rawValue), "label": .string($0.label)] }),
         ]), actions: actions)
@@ -68,9 +76,12 @@ extension ViewNode {
     /// An editable field. `value` is the stored value; `draft` is unsaved text to show instead;
     /// `hint` says what the field takes, under it (and to assistive technology, as the field's
     /// description). `onCommit` gets the text when the user leaves the field or presses Enter.
+    /// A `staged` field belongs to a form that uses its text later, such as a New Conversation's
+    /// Title, kept as a draft until Start: no text in it is an edit waiting to be saved, so the
+    /// renderer does not mark it "Not saved yet".
     public static func textField(
         id: String, label: String, value: String, draft: String? = nil, placeholder: String? = nil,
-        inputMode: InputMode = .text, hint: String? = nil, error: String? = nil,
+        inputMode: InputMode = .text, hint: String? = nil, error: String? = nil, staged: Bool = false,
         onCommit: (@MainActor @Sendable (String) async throws -> Void)? = nil
     ) -> ViewNode {
         var actions = NodeActions()
@@ -78,7 +89,7 @@ extension ViewNode {
         return ViewNode(id: id, kind: .textField, props: props([
             "label": .string(label), "value": .string(value), "draft": draft.map(ViewValue.string),
             "placeholder": placeholder.map(ViewValue.string), "inputMode": .string(inputMode.rawValue), "error": error.map(ViewValue.string),
-            "hint": hint.map(ViewValue.string),
+            "hint": hint.map(ViewValue.string), "staged": staged ? true : nil,
         ]), actions: actions)
     }
 

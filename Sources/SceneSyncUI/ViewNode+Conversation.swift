@@ -17,6 +17,16 @@ extension ViewNode {
         ViewNode(id: id, kind: .split, props: ["focus": .string(focus.rawValue)], children: [primary, secondary])
     }
 
+    /// A pane's own navigation bar, as each of a `UISplitViewController`'s columns has: put it
+    /// first in a pane of a ``split(id:focus:primary:secondary:)``. It shows `title` and
+    /// `buttons` (``barButton(id:label:side:role:icon:onTap:)``s); `back`, the title of the screen
+    /// below (see ``ScreenController/backTitle``), shows as a back button only while the split
+    /// shows this pane alone, and going back pops the window's navigation stack as the navigation
+    /// bar's back button does. A window showing a split shows the panes' bars in place of its own.
+    public static func paneBar(id: String, title: String, back: String? = nil, buttons: [ViewNode] = []) -> ViewNode {
+        ViewNode(id: id, kind: .paneBar, props: props(["title": .string(title), "back": back.map(ViewValue.string)]), children: buttons)
+    }
+
     /// A scrolling log of messages, newest at the bottom, with `earlier` (a "Load Earlier" button)
     /// first if older messages are left to load; the window taps it by itself when it scrolls into view.
     public static func messageList(id: String, label: String, earlier: ViewNode? = nil, messages: [ViewNode]) -> ViewNode {

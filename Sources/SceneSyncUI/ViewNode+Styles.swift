@@ -7,6 +7,17 @@ extension ViewNode {
         case trailing
     }
 
+    /// A bar button's icon, by SF Symbol name: a bar without room for the button's label shows
+    /// the icon instead, and the label stays the button's accessible name.
+    public enum BarIcon: String, Codable, Sendable, CaseIterable {
+        /// A pencil on a square: write something new, such as a conversation.
+        case compose = "square.and.pencil"
+        /// A window with a plus: open in a new window.
+        case newWindow = "macwindow.badge.plus"
+        /// An arrow out of a door: sign out.
+        case signOut = "rectangle.portrait.and.arrow.right"
+    }
+
     /// What a button does, for how it is drawn: as `UIAlertAction.Style` and button roles.
     public enum Role: String, Codable, Sendable, CaseIterable {
         /// The main action of a screen or bar.
@@ -83,9 +94,11 @@ extension ViewNode {
         case role
         /// A tab's or a row's badge, such as an unread count.
         case badge
-        /// Whether a tab is the selected one.
+        /// Whether a tab is the selected one, or a row the one shown beside its list (a split's
+        /// open conversation).
         case selected
-        /// A tab's icon: the name of a ``SceneWindow/Tab/Icon``, such as `"cart"`.
+        /// A tab's icon: the name of a ``SceneWindow/Tab/Icon``, such as `"cart"`; or a bar
+        /// button's: the name of a ``ViewNode/BarIcon``.
         case icon
         /// The route of a screen.
         case route
@@ -124,6 +137,8 @@ extension ViewNode {
         case error
         /// What a field takes, said under it, such as "Whole dollars".
         case hint
+        /// A field whose text waits for its form's button (such as Start), never marked as not saved.
+        case staged
         /// A notice's Undo button's label: the notice answers `tap` by undoing.
         case undo
         /// The window's place as a URL path under its app, such as `item/<key>`.

@@ -59,7 +59,7 @@ public struct ViewNode: Codable, Equatable, Sendable {
         case window
         /// The navigation bar: title, back button, bar buttons.
         case navigationBar
-        /// A button in the navigation bar.
+        /// A button in the navigation bar, or in a pane's bar.
         case barButton
         /// The tab bar at the bottom of the window.
         case tabBar
@@ -98,6 +98,9 @@ public struct ViewNode: Codable, Equatable, Sendable {
         /// A list pane and a detail pane: side by side in a wide window, as a split view; in a narrow
         /// one only the pane in ``ViewNode/Property/focus`` shows.
         case split
+        /// A pane's own navigation bar, first in a pane of a ``split``: its title, a back button
+        /// while the split shows only that pane, and its bar buttons (its children).
+        case paneBar
         /// A scrolling log of messages, newest at the bottom; an optional "Load Earlier" button first.
         case messageList
         /// One message: its sender, text and time.

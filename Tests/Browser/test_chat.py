@@ -47,7 +47,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from accessibility import assert_accessible, assert_scheme
-from conftest import chromium
+from conftest import chromium, save_screenshots
 from test_lootlogger import TIMEOUT, button, connected, settled, wait
 
 MESSAGES_PAGE = 50          # ChatLimits.pageSize
@@ -102,9 +102,13 @@ def live(driver, selector):
 
 
 def title(driver):
-    """The navigation bar's title."""
-    found = driver.find_elements(By.CSS_SELECTOR, "[data-node-id=navigationBar] h1")
-    return found[0].text if found else None
+    """The title of the bar shown: the window's navigation bar's or, where a split shows its panes'
+    bars in its place, the last pane's bar shown with a title (the conversation's, beside the list).
+    Not a screen's animating out."""
+    return driver.execute_script("""
+        const shown = [...document.querySelectorAll('[data-kind=navigationBar] h1, [data-kind=paneBar] h1')]
+          .filter((t) => t.getClientRects().length > 0 && t.textContent && !t.closest('[data-leaving-node-id]'));
+        return shown.length ? shown[shown.length - 1].textContent : null;""")
 
 
 def textbox(driver, name):
@@ -576,8 +580,9 @@ def panes(driver):
 
 
 def back_button(driver):
-    found = [b for b in driver.find_elements(By.CSS_SELECTOR, "[data-node-id=navigationBar] .ss-back") if b.is_displayed()]
-    return found[0] if found else None
+    return driver.execute_script("""
+        return [...document.querySelectorAll('[data-kind=navigationBar] .ss-back, [data-kind=paneBar] .ss-back')]
+          .find((b) => b.getClientRects().length > 0 && !b.closest('[data-leaving-node-id]')) ?? null;""")
 
 
 def test_a_wide_window_shows_list_and_conversation_a_narrow_one_navigates(ana, bo, server):
@@ -706,4 +711,4 @@ def shoot(driver, out, name):
     settled(driver)
     time.sleep(0.3)
     if out:
-        driver.save_screenshot(os.path.join(out, name))
+        save_screenshots(driver, out, name)

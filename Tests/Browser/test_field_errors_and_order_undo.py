@@ -4,7 +4,8 @@ its role and accessible name, and pressed or typed into for real.
 
 - Chat's New Conversation: what is wrong with a field shows under that field (its description,
   and the field marked invalid), both fields' at once, no notice; a field's error goes as its
-  text changes, the other's stays.
+  text changes, the other's stays; neither field's text is marked "Not saved yet", as it waits
+  for Start.
 - Restaurant's order: removing a dish in edit mode offers Undo in the notice; Undo (the button,
   or Ctrl+Z outside a text field) puts the dish back at its place in both windows, once.
 """
@@ -85,6 +86,11 @@ def test_new_conversation_shows_each_error_under_its_field_and_clears_it_as_the_
     type_into(browser, "Participants", Keys.END, Keys.BACKSPACE * len(", Zed"))
     until(browser, lambda r: error_of(r, "Participants") is None, "the participants' error gone once they changed")
     assert element(browser, field(tree(browser), "Participants")).get_attribute("value") == "Bo"
+    # The form's text waits for Start, not to be saved: neither field is marked "Not saved yet".
+    root = tree(browser)
+    for name in ("Title", "Participants"):
+        assert "Not saved yet" not in (field(root, name).description or ""), f"{name} is marked as not saved"
+    assert browser.execute_script("return document.querySelectorAll('[data-unsaved]').length") == 0
 
     press(browser, "button", "Start", within=banner)
     until(browser, lambda r: title(r) == "Weekend plans" and r.find("textbox", "Message"), "the conversation started")

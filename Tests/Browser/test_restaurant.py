@@ -20,7 +20,7 @@ from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import chromium
+from conftest import chromium, save_screenshots
 
 TIMEOUT = 15
 
@@ -143,9 +143,13 @@ def press(driver, role, name, within=None):
 
 
 def title(root):
-    """The screen's title: the navigation bar's heading."""
+    """The screen's title: the navigation bar's heading; in a split whose panes have bars of their
+    own (Chat), the last pane's title shown (the detail's, beside the list)."""
     banner = root.find("banner")
     heading = banner.find("heading") if banner else None
+    if heading is None and root.find("main"):
+        titles = [h for h in root.find("main").find_all("heading") if h.properties.get("level") == 1 and h.name]
+        heading = titles[-1] if titles else None
     return heading.name if heading else None
 
 
@@ -700,4 +704,4 @@ def shoot(driver, out, name):
     settled(driver)
     time.sleep(0.3)
     if out:
-        driver.save_screenshot(os.path.join(out, name))
+        save_screenshots(driver, out, name)

@@ -48,7 +48,7 @@ import Testing
                 ]),
             ]),
             .form(id: "f", sections: []),
-            .textField(id: "x", label: "L", value: "V", draft: "D", placeholder: "P", inputMode: .numeric, hint: "H", error: "E"),
+            .textField(id: "x", label: "L", value: "V", draft: "D", placeholder: "P", inputMode: .numeric, hint: "H", error: "E", staged: true),
             .label(id: "l", label: "L", value: "V"),
             .button(id: "u", label: "U", role: .destructive, disabled: true),
             .image(id: "i", source: "/i.png", alternative: "A"),

@@ -137,6 +137,36 @@ struct ChatSceneTests {
         try await waitForUnread(0, of: bob.id, in: talk.id, chat)
     }
 
+    @Test func eachPaneHasItsOwnBarAndTheOpenConversationsRowIsSelected() async throws {
+        let (host, chat) = try await launch(try SQLiteStorage.inMemory())
+        let (ana, _, talk) = try await lunch(host, chat)
+        let anaPerson = try #require(await chat.controller.state.person(on: Self.anaDevice))
+        let other = try await chat.startConversation(title: "Book club", with: ["Bo"], by: anaPerson.id, origin: nil)
+        try await host.waitUntil("the second conversation") { ana.node(List.row(other.id)) != nil }
+        // Nothing open: no row selected; the list's bar "Chats" with Sign Out and New Conversation.
+        #expect(ana.node(List.row(talk.id))?.props["selected"] == nil && ana.node(List.row(other.id))?.props["selected"] == nil)
+        #expect(ana.text(List.listBar, "title") == "Chats" && ana.text(List.listBar, "back") == nil)
+        #expect(ana.node(List.listBar)?.children.map(\.id) == [List.signOut, List.newConversation])
+        #expect(ana.text(List.detailBar, "title") == "")
+
+        try await host.perform(.select, on: List.row(talk.id), in: ana)
+        try await host.waitUntil("Lunch open") { ana.node(Detail.composer) != nil }
+        #expect(ana.node(List.row(talk.id))?.props["selected"] == true, "the open conversation's row")
+        #expect(ana.node(List.row(other.id))?.props["selected"] == nil)
+        #expect(ana.text(List.detailBar, "title") == "Lunch" && ana.text(List.detailBar, "back") == "Chats")
+        #expect(ana.node(List.detailBar)?.children.map(\.id) == [Detail.openInNewWindow])
+        #expect(ana.node(List.listBar)?.children.map(\.id) == [List.signOut, List.newConversation])
+
+        // Another conversation: the mark moves with it. The detail bar's Back goes to the list.
+        try await host.perform(.select, on: List.row(other.id), in: ana)
+        try await host.waitUntil("Book club open") { ana.text(List.detailBar, "title") == "Book club" }
+        #expect(ana.node(List.row(other.id))?.props["selected"] == true && ana.node(List.row(talk.id))?.props["selected"] == nil)
+        try await host.perform(.back, on: List.detailBar, in: ana)
+        try await host.waitUntil("back on the list") { ana.node(Detail.composer) == nil && ana.node(List.row(other.id)) != nil }
+        #expect(ana.node(List.row(other.id))?.props["selected"] == nil)
+        await #expect(throws: ScreenError.self) { try await host.perform(.back, on: List.listBar, in: ana) }
+    }
+
     @Test func typingShowsInOtherPeoplesWindowsAndClearsWhenTheMessageIsSent() async throws {
         let (host, chat) = try await launch(try SQLiteStorage.inMemory())
         let (ana, bo, talk) = try await lunch(host, chat)

@@ -27,6 +27,12 @@ export function icon(name) {
   return drawIcon(ICONS[name], name);
 }
 
+/** A bar button's icon, by the name the server sends (`ViewNode.BarIcon`); null for one this renderer does not draw. */
+export function barIcon(name) {
+  const paths = Object.hasOwn(BAR_ICONS, name) ? BAR_ICONS[name] : null;
+  return paths ? drawIcon(paths, name.replaceAll(".", "-")) : null;
+}
+
 /**
  * A tab's icon, by the SF Symbol name the server sends (`SceneWindow.Tab.Icon`: "cart",
  * "list.bullet"), drawn as `icon` draws; null for a name this renderer does not draw.
@@ -57,6 +63,13 @@ const ICONS = {
   more: ["M6 12h.01", "M12 12h.01", "M18 12h.01"],
   close: ["M7 7l10 10", "M17 7 7 17"],
   minus: ["M7 12h10"],
+};
+
+// Keyed by the names `ViewNode.BarIcon` sends.
+const BAR_ICONS = {
+  "square.and.pencil": ["M12 4H6a2 2 0 0 0-2 2v12a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-6", "M18.4 3.6a2 2 0 0 1 2.8 2.8L12 15.6 8.5 16.5l.9-3.5z"],
+  "macwindow.badge.plus": ["M20 11V6a2 2 0 0 0-2-2H5a2 2 0 0 0-2 2v11a2 2 0 0 0 2 2h7", "M3 8.5h17", "M18 14v7", "M14.5 17.5h7"],
+  "rectangle.portrait.and.arrow.right": ["M14 4H7a2 2 0 0 0-2 2v12a2 2 0 0 0 2 2h7", "M11 12h10", "M17.5 8.5 21 12l-3.5 3.5"],
 };
 
 // Keyed by the names `SceneWindow.Tab.Icon` sends; SceneWindowTests checks that each is here.

@@ -43,7 +43,7 @@ export const KIND = freeze({
   tab: "tab", screen: "screen", table: "table", section: "section", row: "row", form: "form",
   textField: "textField", label: "label", button: "button", image: "image", text: "text",
   emptyState: "emptyState", alert: "alert", notice: "notice", overlay: "overlay", stack: "stack",
-  split: "split", messageList: "messageList", message: "message", composer: "composer",
+  split: "split", messageList: "messageList", message: "message", composer: "composer", paneBar: "paneBar",
 });
 
 /** Node properties, by name. */
@@ -54,7 +54,7 @@ export const P = freeze({
   deletable: "deletable", movable: "movable", actions: "actions", value: "value", draft: "draft",
   placeholder: "placeholder", inputMode: "inputMode", error: "error", disabled: "disabled",
   src: "src", alt: "alt", text: "text", style: "style", message: "message", buttons: "buttons",
-  accepted: "accepted", focus: "focus", sender: "sender", time: "time", mine: "mine", fromHere: "fromHere",
+  accepted: "accepted", staged: "staged", focus: "focus", sender: "sender", time: "time", mine: "mine", fromHere: "fromHere",
   button: "button", selectable: "selectable", readOnly: "readOnly", hint: "hint", undo: "undo", path: "path", history: "history", icon: "icon",
 });
 
@@ -92,6 +92,9 @@ export const QUERY = freeze({ open: "open", token: "token" });
 
 /** The WebSocket path: `/ws/<app>`. */
 export const WS_PATH = "/ws/";
+
+/** The `<meta>` of an app's page naming the optional components it needs, space-separated (RendererAssets.swift). */
+export const COMPONENTS_META = "scenesync-components";
 
 /** sessionStorage keys, per app. */
 export const STORAGE = freeze({
@@ -169,6 +172,7 @@ export const CLS = freeze({
   shifting: "ss-shifting",
   hasImage: "ss-has-image",
   hasDisclosure: "ss-has-disclosure",
+  hasIcon: "ss-has-icon",
   leading: "ss-leading",
   trailing: "ss-trailing",
   stacked: "ss-stacked",

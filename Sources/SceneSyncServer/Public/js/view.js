@@ -108,8 +108,11 @@ export class View {
   }
 
   focusTitle() {
-    const title = this.container.querySelector(".ss-navbar-title");
-    if (title && !title.closest("[inert]")) focusQuietly(title);
+    // The window's bar's title; in a split, the last pane's bar shown with a title (the detail's).
+    const titles = [...this.container.querySelectorAll(".ss-navbar-title")]
+      .filter((title) => title.getClientRects().length > 0 && !title.closest("[inert]"));
+    const title = titles.at(-1);
+    if (title) focusQuietly(title);
   }
 
   /** A child of `parent` at `index` went away while focused: focus its neighbour, or the parent. */

@@ -28,13 +28,19 @@ public class ConversationListScreen: ScreenController {
         public static let listPane = "chat-list"
         /// The detail pane.
         public static let detailPane = "chat-detail"
+        /// The list pane's bar: "Chats", Sign Out and New Conversation.
+        public static let listBar = "chat-list-bar"
+        /// The detail pane's bar.
+        public static let detailBar = "chat-detail-bar"
+        /// The Sign Out bar button.
+        public static let signOut = "sign-out"
         /// The table of conversations.
         public static let table = "conversations-table"
         /// Its one section.
         public static let section = "conversations"
         /// What the list shows with no conversation.
         public static let empty = "conversations-empty"
-        /// The New Conversation bar button.
+        /// The New Conversation bar button, in the list pane's bar.
         public static let newConversation = "new-conversation"
         /// The row of the conversation `id`.
         public static func row(_ id: UUID) -> String { rows.id(for: id) }
@@ -101,11 +107,29 @@ public class ConversationListScreen: ScreenController {
     public override func makeContent() -> [ViewNode] {
         [.split(id: NodeID.split, focus: focus,
                 primary: .stack(id: NodeID.listPane, children: [
+                    .paneBar(id: NodeID.listBar, title: Self.listTitle, buttons: listBarButtons),
                     .table(id: NodeID.table, label: "Conversations", sections: [
                         .section(id: NodeID.section, children: order.isEmpty ? [emptyState] : order.compactMap { row(for: $0) }),
                     ]),
                 ]),
-                secondary: .stack(id: NodeID.detailPane, children: makeDetail()))]
+                secondary: .stack(id: NodeID.detailPane, children: [makeDetailBar()] + makeDetail()))]
+    }
+
+    /// The list pane's title.
+    public static let listTitle = "Chats"
+
+    /// The list pane's bar buttons: Sign Out and New Conversation.
+    private var listBarButtons: [ViewNode] {
+        [
+            .barButton(id: NodeID.signOut, label: "Sign Out", side: .leading, icon: .signOut) { [weak self] in
+                guard let self else { return }
+                try await chat.signOut(device: device, origin: origin)
+            },
+            .barButton(id: NodeID.newConversation, label: "New Conversation", side: .trailing, role: .primary, icon: .compose) { [weak self] in
+                guard let self else { return }
+                await delegate?.chatScreenWantsNewConversation(self)
+            },
+        ]
     }
 
     // MARK: - For subclasses
@@ -113,8 +137,14 @@ public class ConversationListScreen: ScreenController {
     /// Loads what the detail pane shows, from the snapshot the list was loaded from.
     func loadDetail(_ state: ChatState) async {}
 
-    /// The detail pane's content.
+    /// The detail pane's bar: by default with no title and no buttons, as beside nothing selected.
+    func makeDetailBar() -> ViewNode { .paneBar(id: NodeID.detailBar, title: "") }
+
+    /// The detail pane's content, below its bar.
     func makeDetail() -> [ViewNode] { [] }
+
+    /// The conversation the detail pane shows, whose row the list marks as selected.
+    var selectedConversation: UUID? { nil }
 
     /// Turns an event into patches of the detail pane.
     func applyToDetail(_ envelope: EventEnvelope<ChatEvent>) -> [Patch] { [] }
@@ -200,7 +230,7 @@ public class ConversationListScreen: ScreenController {
     private func row(for id: UUID) -> ViewNode? {
         guard let entry = entries[id] else { return nil }
         return .row(id: NodeID.row(id), title: entry.conversation.title, subtitle: subtitle(entry),
-                    time: entry.last?.sentAt ?? entry.conversation.startedAt, badge: badge(id),
+                    time: entry.last?.sentAt ?? entry.conversation.startedAt, badge: badge(id), selected: id == selectedConversation,
                     actions: [.init(Self.openInNewWindow, label: "Open in New Window")])
     }
 

@@ -58,16 +58,6 @@ public final class ConversationScreen: ConversationListScreen {
         self.conversation = conversation
         super.init(chat: chat, person: person, device: device,
                    route: Self.route(conversation), title: title, focus: .secondary)
-        setBarButtons([
-            .barButton(id: NodeID.newConversation, label: "New Conversation", side: .trailing) { [weak self] in
-                guard let self else { return }
-                await delegate?.chatScreenWantsNewConversation(self)
-            },
-            .barButton(id: DetailID.openInNewWindow, label: "Open in New Window", side: .trailing) { [weak self] in
-                guard let self else { return }
-                delegate?.chatScreen(self, openInNewWindow: conversation)
-            },
-        ])
     }
 
     deinit { typingExpiry?.cancel() }
@@ -99,6 +89,17 @@ public final class ConversationScreen: ConversationListScreen {
                 self.applyTransient(envelope.event)
             }
         }
+    }
+
+    override var selectedConversation: UUID? { conversation }
+
+    override func makeDetailBar() -> ViewNode {
+        .paneBar(id: NodeID.detailBar, title: title, back: backTitle, buttons: [
+            .barButton(id: DetailID.openInNewWindow, label: "Open in New Window", side: .trailing, icon: .newWindow) { [weak self] in
+                guard let self else { return }
+                delegate?.chatScreen(self, openInNewWindow: conversation)
+            },
+        ])
     }
 
     override func makeDetail() -> [ViewNode] {
@@ -239,7 +240,7 @@ public final class ConversationScreen: ConversationListScreen {
     /// Patches from the typing line as it was (`wasShown`) to as it is now.
     private func typingPatches(wasShown: Bool) -> [Patch] {
         switch (wasShown, typingText) {
-        case (false, let text?): [.insert(parent: NodeID.detailPane, index: 1, node: .text(id: DetailID.typing, text, style: .footnote))]
+        case (false, let text?): [.insert(parent: NodeID.detailPane, index: 2, node: .text(id: DetailID.typing, text, style: .footnote))]
         case (true, let text?): [.set(DetailID.typing, [.text: .string(text)])]
         case (true, nil): [.remove(id: DetailID.typing)]
         case (false, nil): []

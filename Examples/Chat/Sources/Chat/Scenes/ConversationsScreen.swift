@@ -8,21 +8,11 @@ public final class ConversationsScreen: ConversationListScreen {
     /// The screen's kind of route.
     public static let route = RouteName("conversations")
     /// The Sign Out bar button's node id.
-    public static let signOutButton = "sign-out"
+    public static let signOutButton = NodeID.signOut
 
     /// Creates the screen for `person` on `device`.
     public init(chat: ChatController, person: Person, device: String) {
-        super.init(chat: chat, person: person, device: device, route: Self.route(), title: "Chats", focus: .primary)
-        setBarButtons([
-            .barButton(id: Self.signOutButton, label: "Sign Out", side: .leading) { [weak self] in
-                guard let self else { return }
-                try await chat.signOut(device: device, origin: origin)
-            },
-            .barButton(id: NodeID.newConversation, label: "New Conversation", side: .trailing, role: .primary) { [weak self] in
-                guard let self else { return }
-                await delegate?.chatScreenWantsNewConversation(self)
-            },
-        ])
+        super.init(chat: chat, person: person, device: device, route: Self.route(), title: Self.listTitle, focus: .primary)
     }
 
     override func makeDetail() -> [ViewNode] {

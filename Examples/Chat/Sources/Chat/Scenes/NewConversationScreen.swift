@@ -68,10 +68,10 @@ public final class NewConversationScreen: ScreenController {
         return [.form(id: "new-conversation-form", sections: [
             .section(id: "new-conversation-fields", footer: "Separate names with commas. \(others)", children: [
                 .textField(id: NodeID.title, label: "Title", value: "", draft: draft(for: NodeID.title), placeholder: "Weekend plans",
-                           error: errors[NodeID.title],
+                           error: errors[NodeID.title], staged: true,
                            onCommit: { [weak self] text in try await self?.commit(text, in: NodeID.title) }),
                 .textField(id: NodeID.participants, label: "Participants", value: "", draft: draft(for: NodeID.participants),
-                           placeholder: "Names, separated by commas", error: errors[NodeID.participants],
+                           placeholder: "Names, separated by commas", error: errors[NodeID.participants], staged: true,
                            onCommit: { [weak self] text in try await self?.commit(text, in: NodeID.participants) }),
             ]),
         ])]

@@ -5,7 +5,8 @@
 // goes back to the server's value. A new server value that arrives while the user is typing a
 // different text does not replace it: the field says "Changed in another window" until blur/commit.
 // The server's answer to this window's own commit carries `accepted`, the text committed: the
-// field then shows the value as stored (trimmed, say) in place of that text.
+// field then shows the value as stored (trimmed, say) in place of that text. A `staged` field (a
+// form's, used by its button later) is never marked as not saved.
 import { ACTION, ATTR, CLS, INPUT_MODE, P, ROLE, TEXT, TIMING, nodeId } from "../protocol.js";
 import { h, setAttr, setText, show, uid } from "../dom.js";
 
@@ -104,6 +105,7 @@ export const textField = {
     setText(s.label, props[P.label] ?? "");
     setAttr(input, "placeholder", props[P.placeholder]);
     input.readOnly = props[P.readOnly] === true;
+    s.staged = props[P.staged] === true;
     const numeric = props[P.inputMode] === INPUT_MODE.numeric;
     setAttr(input, "inputmode", numeric ? "numeric" : null);
     el.classList.toggle(CLS.numeric, numeric);
@@ -166,7 +168,8 @@ export function showInlineError(el, message, refresh) {
 
 function refresh(el) {
   const s = el._ss;
-  const unsaved = s.input.value !== s.server;
+  // A staged field's text waits for its form's button, not to be saved: it is never marked.
+  const unsaved = !s.staged && s.input.value !== s.server;
   el.classList.toggle(CLS.unsaved, unsaved);
   setAttr(el, ATTR.unsaved, unsaved ? "true" : null);
   el.classList.toggle(CLS.changedElsewhere, s.changedElsewhere);

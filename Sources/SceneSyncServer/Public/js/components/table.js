@@ -178,6 +178,12 @@ export const row = {
     setText(s.title, title);
     setAttr(s.main, "aria-label", s.main === s.button ? title : null);
     setAttr(el, ATTR.title, title);
+    // The row whose content shows beside its list (a split's open conversation): marked, to the
+    // eye and to assistive technology, as the server says.
+    const selected = props[P.selected] === true;
+    el.classList.toggle(CLS.selected, selected);
+    setAttr(s.button, "aria-current", selected ? "true" : null);
+    setAttr(s.still, "aria-current", selected ? "true" : null);
     const subtitle = props[P.subtitle];
     show(s.subtitle, Boolean(subtitle));
     setText(s.subtitle, subtitle ?? "");
