@@ -125,3 +125,25 @@ def browser():
     driver.implicitly_wait(0)
     yield driver
     driver.quit()
+
+
+# The sizes of the README's pictures: a laptop window, and an iPad held upright.
+SCREENSHOT_SIZES = ((1280, 800, ""), (820, 1180, "-820"))
+
+
+def save_screenshots(driver, out, filename):
+    """Saves the window in `out` (when set) as `filename` at 1280×800 and, with "-820" before
+    ".png", at 820×1180; the window's own size is given back afterwards."""
+    if not out:
+        return
+    os.makedirs(out, exist_ok=True)
+    stem, extension = os.path.splitext(filename)
+    try:
+        for width, height, suffix in SCREENSHOT_SIZES:
+            driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                   {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+            driver.execute_script("return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+            time.sleep(0.4)  # a layout that follows the width (split view, bars) settles
+            driver.save_screenshot(os.path.join(out, stem + suffix + extension))
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

@@ -12,7 +12,7 @@ from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 
 from accessibility import assert_accessible, assert_scheme
-from conftest import chromium
+from conftest import chromium, save_screenshots
 from test_lootlogger import button, connected, open_row, rows, settled, wait
 from test_postgres_nodes import ADMIN_URL, database, two_nodes  # noqa: F401 (fixtures)
 
@@ -180,7 +180,7 @@ def test_screenshots_of_a_node_light_and_dark(browser, server):
             if out:
                 os.makedirs(out, exist_ok=True)
                 driver.execute_script("document.activeElement && document.activeElement.blur()")
-                driver.save_screenshot(os.path.join(out, f"dashboard-{scheme}.png"))
+                save_screenshots(driver, out, f"dashboard-{scheme}.png")
     finally:
         for window in windows + [dark]:
             window.quit()

@@ -183,7 +183,7 @@ def test_every_window_comes_back_where_it_was_after_a_server_restart(browser, se
 
 def test_screenshots_light_and_dark(server):
     """Renders the list and detail screens in light and dark for the README."""
-    from conftest import chromium
+    from conftest import chromium, save_screenshots
     out = os.environ.get("SCENESYNC_SCREENSHOTS")
     for scheme in ("light", "dark"):
         driver = chromium(scheme)
@@ -197,12 +197,12 @@ def test_screenshots_light_and_dark(server):
             driver.execute_script("document.activeElement && document.activeElement.blur()")
             time.sleep(0.8)  # let the row animations finish before the picture
             if out:
-                driver.save_screenshot(os.path.join(out, f"lootlogger-list-{scheme}.png"))
+                save_screenshots(driver, out, f"lootlogger-list-{scheme}.png")
             open_row(driver)
             field(driver, "Name")
             time.sleep(0.8)  # the push slides in
             if out:
-                driver.save_screenshot(os.path.join(out, f"lootlogger-detail-{scheme}.png"))
+                save_screenshots(driver, out, f"lootlogger-detail-{scheme}.png")
             errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
             assert errors == [], errors
         finally:

@@ -8,7 +8,7 @@ import urllib.error
 import urllib.request
 
 from accessibility import assert_accessible
-from conftest import Server, chromium
+from conftest import Server, chromium, save_screenshots
 
 
 def wait(driver, condition, timeout=10):
@@ -101,7 +101,7 @@ def test_the_widget_page_is_accessible_and_pictured_in_light_and_dark(server):
             if scheme == "light":
                 assert_accessible(driver, "restaurant widget")
             if out:
-                driver.save_screenshot(os.path.join(out, f"widget-{scheme}.png"))
+                save_screenshots(driver, out, f"widget-{scheme}.png")
         finally:
             driver.quit()
 
