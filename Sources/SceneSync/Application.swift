@@ -126,9 +126,12 @@ public final class Application {
     ///
     /// The scene is left in ``SceneLifecycle/State/background``; ``move(_:to:)`` brings it forward.
     ///
-    /// - Parameter client: Who connects, such as the window's network address; sessions are
-    ///   counted against ``Options/maximumSessionsPerClient`` per client, and the scene's
-    ///   ``ConnectionOptions/client`` says it.
+    /// - Parameters:
+    ///   - id: The session to connect again, or `nil` for a new window.
+    ///   - connectionOptions: What the window was opened for, and the browser profile it is in.
+    ///   - client: Who connects, such as the window's network address; sessions are counted
+    ///     against ``Options/maximumSessionsPerClient`` per client, and the scene's
+    ///     ``ConnectionOptions/client`` says it.
     /// - Throws: ``ApplicationError/tooManySessions(client:)`` when the client's windows all are
     ///   connected and it has as many sessions as it may; what storage throws.
     public func connect(

@@ -52,6 +52,7 @@ public struct SceneActionID: Hashable, Sendable, Codable, CustomStringConvertibl
     ///
     /// - Parameters:
     ///   - resent: Whether the window sent the action before without hearing how it ended.
+    ///   - isolation: The actor `body` runs on; the caller's, by default.
     ///   - body: What the action does.
     /// - Returns: ``AttemptOutcome/carriedOutElsewhere`` when an intent was refused because
     ///   another attempt committed the action first, whether `body` then threw or not.

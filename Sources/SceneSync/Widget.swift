@@ -62,8 +62,9 @@ public struct WidgetFeed: Sendable {
     /// summary is of the state as it is when the feed gets to it: when commits come faster than
     /// it summarizes, the summaries in between are skipped, as a widget wants.
     ///
-    /// - Parameter summarize: Builds the summary from the state; keep it cheap, it runs once per
-    ///   commit.
+    /// - Parameters:
+    ///   - controller: The model controller whose state the feed summarizes.
+    ///   - summarize: Builds the summary from the state; keep it cheap, it runs once per commit.
     public static func following<State>(
         _ controller: ModelController<State>, summarize: @escaping @Sendable (State) -> WidgetSummary
     ) -> WidgetFeed {

@@ -7,10 +7,10 @@ public import SceneSync
 
 extension ModelController {
     /// The app's update events after `sequence` as a Combine publisher: from the log first, then
-    /// live, with no gap and no duplicate, as ``ModelController/events(after:)`` gives them.
+    /// live, with no gap and no duplicate, as `events(after:)` gives them.
     ///
     /// Values arrive on the main actor, where scenes and screens live, so a sink can update a
-    /// window directly. The publisher fails with ``SubscriptionError`` if the log no longer holds
+    /// window directly. The publisher fails with `SubscriptionError` if the log no longer holds
     /// the events after `sequence`, and finishes when the model controller closes. Cancelling
     /// it, or releasing its cancellable, ends the subscription.
     ///

@@ -5,7 +5,7 @@ import SceneSync
 /// Model controllers measured through swift-metrics: committed intents, batch sizes, commit times,
 /// and how far behind other nodes' commits reach this one.
 ///
-/// Controllers created inside ``measuring(_:)`` record with this factory and these labels:
+/// Controllers created inside ``measuring(isolation:_:)`` record with this factory and these labels:
 ///
 /// ```swift
 /// let metrics = ModelControllerMetrics(factory: factory, dimensions: [("node", "a")])
@@ -21,7 +21,7 @@ import SceneSync
 /// | `scenesync_commit_seconds` | histogram (timer) | a batch's commit: encoding what its senders had not, and the storage's transaction |
 /// | `scenesync_cross_node_lag_seconds` | histogram (timer) | for each event another writer committed, from its envelope timestamp to when this controller read it from the log |
 ///
-/// Each is labelled `app` (the controller's ``SceneSync/ModelController/app``), then ``dimensions``.
+/// Each is labelled `app` (the controller's `ModelController.app`), then ``dimensions``.
 public struct ModelControllerMetrics: Sendable {
     /// The factory the metrics are made with; `nil` for `MetricsSystem.factory` as it is when a
     /// controller is created.

@@ -2,7 +2,7 @@ public import Logging
 public import SceneSync
 public import SceneSyncUI
 
-/// A headless host for an ``Application``: it opens, hides, shows, reloads and closes windows the
+/// A headless host for an `Application`: it opens, hides, shows, reloads and closes windows the
 /// way a browser does, without one, so that tests can drive scenes directly.
 ///
 /// ```swift
@@ -152,7 +152,7 @@ public final class SceneHost {
 }
 
 /// One window of a ``SceneHost``: it receives what the server would send a browser and keeps the
-/// window's view as a ``ViewTree``, so a test reads what the user would see.
+/// window's view as a `ViewTree`, so a test reads what the user would see.
 @MainActor
 public final class HostedWindow: WindowOutlet {
     /// The window's session id, kept across reloads.

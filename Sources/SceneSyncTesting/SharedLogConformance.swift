@@ -14,9 +14,9 @@ public import Testing
 /// }
 /// ```
 ///
-/// A storage that cannot hear other writers (``SceneSync/SceneSyncStorage/logHeads(app:)`` is
+/// A storage that cannot hear other writers (`SceneSyncStorage.logHeads(app:)` is
 /// `nil`) is held to the same order; its controllers learn of other nodes' commits when their own
-/// is refused, or when asked to ``SceneSync/ModelController/catchUp()``.
+/// is refused, or when asked to `ModelController.catchUp()`.
 public enum SharedLogConformance {
     /// A race between nodes.
     public enum Race: String, CaseIterable, Sendable, CustomTestStringConvertible {

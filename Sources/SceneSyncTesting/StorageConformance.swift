@@ -3,7 +3,7 @@ import Logging
 public import SceneSync
 public import Testing
 
-/// Test bodies every ``SceneSync/SceneSyncStorage`` must pass, whatever database is under it: a
+/// Test bodies every `SceneSyncStorage` must pass, whatever database is under it: a
 /// second storage is held to the same contract as SQLite by running these against it.
 ///
 /// ```swift
@@ -43,13 +43,13 @@ public enum StorageConformance {
         /// A batch that does not follow the log without a gap is refused whole.
         case refusesABatchWithAGap
         /// Of two batches racing for the same sequence numbers, one commits and the other is
-        /// refused with ``SceneSync/StorageError/sequenceConflict(app:expected:got:)``.
+        /// refused with `StorageError.sequenceConflict(app:expected:got:)`.
         case oneOfTwoRacingBatchesCommits
         /// Two storages on one database (two nodes) racing for the same sequence numbers: one
         /// commits, the other is refused with a typed conflict that names the log's real next number.
         case twoStoragesRacingOnOneDatabaseKeepOneOrder
         /// A storage that hears other writers tells of another storage's commit on its
-        /// ``SceneSync/SceneSyncStorage/logHeads(app:)``; one that cannot says so with `nil`.
+        /// `SceneSyncStorage.logHeads(app:)`; one that cannot says so with `nil`.
         case hearsOtherWritersOrSaysItCannot
         /// A model controller on one storage follows commits made through another on the same
         /// database: by itself if the storage hears other writers, when asked to catch up if not.
@@ -75,7 +75,7 @@ public enum StorageConformance {
         case keepsARunMarkPerNode
         /// Transient events announced on one node reach the other node's model controller, with
         /// their origin, and never come back to the node that sent them; a storage of one process
-        /// says it has no other nodes (``SceneSync/SceneSyncStorage/cluster`` is `nil`).
+        /// says it has no other nodes (`SceneSyncStorage.cluster` is `nil`).
         case relaysTransientEventsToOtherNodes
         /// Of two nodes asking for one lead, one holds it; when it lets go, the other takes it.
         case givesALeadToOneNodeAtATime
@@ -91,7 +91,7 @@ public enum StorageConformance {
         case recordsCommittedActions
         /// Two nodes carrying out the same window action at once (the window's earlier connection
         /// still running it on one, its resend on the other) commit it once: the other attempt's
-        /// intents are refused and it ends ``SceneSync/SceneActionID/AttemptOutcome/carriedOutElsewhere``.
+        /// intents are refused and it ends `SceneActionID.AttemptOutcome.carriedOutElsewhere`.
         /// One attempt's several intents all commit.
         case carriesOutAnActionOnceOnTwoNodes
 

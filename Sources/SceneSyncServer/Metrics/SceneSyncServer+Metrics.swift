@@ -14,7 +14,7 @@ extension SceneSyncServer {
     ///
     /// Everything goes through one swift-metrics factory: the server's own metrics, and those of
     /// the model controllers its apps create while they launch (see
-    /// ``SceneSyncMetrics/ModelControllerMetrics``). Every metric is labelled `node`; those of one app
+    /// `ModelControllerMetrics`). Every metric is labelled `node`; those of one app
     /// also `app`.
     ///
     /// | metric | type | labels | meaning |

@@ -87,7 +87,7 @@ public enum ClientMessage: Equatable, Sendable {
         /// The access token, when the server requires one.
         public var token: String?
         /// The browser profile the window is in, kept in `localStorage`: every window of one profile
-        /// sends the same 32 lowercase hex digits. Scenes find it in ``ConnectionOptions/device``.
+        /// sends the same 32 lowercase hex digits. Scenes find it in `ConnectionOptions.device`.
         public var device: String?
         /// Whether the window is visible.
         public var visible: Bool

@@ -5,7 +5,7 @@ import Synchronization
 
 /// Where a dashboard reads the cluster's node reports: every live node's last ``NodeReport``,
 /// this node's from memory and the others' from the cluster (see
-/// ``SceneSync/SceneSyncCluster/reports()``). Without a cluster (SQLite), this node's alone.
+/// `SceneSyncCluster.reports()`). Without a cluster (SQLite), this node's alone.
 ///
 /// Make one, give it to the server (``SceneSyncServer/init(configuration:apps:reports:storage:)``)
 /// and to the app that shows it:
