@@ -115,6 +115,32 @@ struct ModelControllerTests {
         #expect(try await open(storage).state.lines == ["one", "two"])
     }
 
+    /// A node hears that another moved the head while it is reading the log, and the read, begun
+    /// before that commit, does not hold it: the node reads again rather than set the head aside,
+    /// for no one tells it that head again.
+    @Test func aHeadHeardWhileTheLogIsReadIsFollowedToTheEnd() async throws {
+        let shared = try SQLiteStorage(path: TemporaryDirectory().path("shared.sqlite"))
+        let writer = try await open(shared)
+        let follower = InstrumentedStorage(shared, announcingHeads: true)
+        let node = try await open(follower)
+
+        try await writer.append("one")
+        follower.holdReads()
+        follower.announce(1)
+        try await waitUntil("the node's read of the log to wait") { follower.waitingReads == 1 }
+        try await writer.append("two")
+        follower.announce(2)
+        // The node takes the announcement while its read, which saw only "one", waits.
+        try await Task.sleep(for: .milliseconds(50))
+        follower.releaseReads()
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while await node.lastSequence < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(await node.lastSequence == 2, "the node followed the log to its end")
+        #expect(await node.state == writer.state)
+        await node.close()
+        await writer.close()
+    }
+
     @Test func intentsThatArriveTogetherCommitTogether() async throws {
         let storage = InstrumentedStorage(try SQLiteStorage(path: TemporaryDirectory().path("group.sqlite")))
         let controller = try await open(storage)

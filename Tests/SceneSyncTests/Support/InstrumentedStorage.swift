@@ -3,12 +3,35 @@ import SceneSync
 import Synchronization
 
 /// Wraps a real storage to record commits, to make the next commits fail (as a full disk would),
-/// and to hold commits at the door until released.
+/// to hold commits at the door until released, and, made with `announcingHeads`, to say itself
+/// when other writers moved the log's head (``announce(_:)``) and to hold log reads, already read,
+/// until released (``holdReads()``), as a database answering late would.
 final class InstrumentedStorage: SceneSyncStorage {
     let base: any SceneSyncStorage
     private let state = Mutex((batchSizes: [Int](), failNext: 0, held: false, waiting: [CheckedContinuation<Void, Never>]()))
+    private let heads: (stream: AsyncStream<UInt64>, continuation: AsyncStream<UInt64>.Continuation)?
+    private let reads = Mutex((held: false, waiting: [CheckedContinuation<Void, Never>]()))
 
-    init(_ base: any SceneSyncStorage) { self.base = base }
+    init(_ base: any SceneSyncStorage, announcingHeads: Bool = false) {
+        self.base = base
+        heads = announcingHeads ? AsyncStream.makeStream(of: UInt64.self) : nil
+    }
+
+    /// Says that another writer moved the log's head to `head` (with `announcingHeads`).
+    func announce(_ head: UInt64) { heads?.continuation.yield(head) }
+
+    /// Log reads done from now on wait, with what they read, until ``releaseReads()``.
+    func holdReads() { reads.withLock { $0.held = true } }
+    /// Log reads waiting at the door.
+    var waitingReads: Int { reads.withLock { $0.waiting.count } }
+    func releaseReads() {
+        let waiting = reads.withLock { reads in
+            reads.held = false
+            defer { reads.waiting = [] }
+            return reads.waiting
+        }
+        for read in waiting { read.resume() }
+    }
 
     /// The number of events in each commit that reached the storage, in order.
     var batchSizes: [Int] { state.withLock { $0.batchSizes } }
@@ -57,9 +80,17 @@ final class InstrumentedStorage: SceneSyncStorage {
 
     func loadModel(app: String) async throws -> StoredModel { try await base.loadModel(app: app) }
     func events(app: String, after sequence: UInt64, limit: Int) async throws -> [StoredEvent] {
-        try await base.events(app: app, after: sequence, limit: limit)
+        let read = try await base.events(app: app, after: sequence, limit: limit)
+        await withCheckedContinuation { continuation in
+            let held = reads.withLock { reads in
+                if reads.held { reads.waiting.append(continuation) }
+                return reads.held
+            }
+            if !held { continuation.resume() }
+        }
+        return read
     }
-    func logHeads(app: String) -> AsyncStream<UInt64>? { base.logHeads(app: app) }
+    func logHeads(app: String) -> AsyncStream<UInt64>? { heads?.stream ?? base.logHeads(app: app) }
     var cluster: (any SceneSyncCluster)? { base.cluster }
 
     func saveSession(_ session: SceneSession) async throws { try await base.saveSession(session) }
