@@ -155,7 +155,7 @@ def test_every_dashboard_screen_passes_axe_in_light_and_dark(browser, server):
         other.quit()
 
 
-def test_screenshots_of_a_node_light_and_dark(browser, server):
+def test_a_nodes_windows_are_inset_in_the_detail_pane_and_pictured_light_and_dark(browser, server):
     out = os.environ.get("SCENESYNC_SCREENSHOTS")
     windows = [chromium() for _ in range(2)]
     dark = chromium("dark")
@@ -177,6 +177,12 @@ def test_screenshots_of_a_node_light_and_dark(browser, server):
                 {"name": "prefers-reduced-motion", "value": "reduce"}]})
             assert_scheme(driver, scheme)
             settled(driver)
+            # The detail pane's lists are inset from its edges, as the list pane's are.
+            inset = driver.execute_script("""
+                const pane = document.querySelector('.ss-split > [data-pane="secondary"]').getBoundingClientRect();
+                const rows = [...document.querySelectorAll('.ss-split > [data-pane="secondary"] .ss-row')].map((r) => r.getBoundingClientRect());
+                return rows.length ? Math.min(...rows.map((r) => Math.min(r.left - pane.left, pane.right - r.right))) : null;""")
+            assert inset is not None and inset >= 15, f"the detail pane's rows touch its edge: {inset}"
             if out:
                 os.makedirs(out, exist_ok=True)
                 driver.execute_script("document.activeElement && document.activeElement.blur()")
