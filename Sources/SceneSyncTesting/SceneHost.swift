@@ -194,15 +194,18 @@ public final class HostedWindow: WindowOutlet {
     /// The string property `prop` of node `id`.
     public func text(_ id: String, _ prop: String) -> String? { node(id)?.props[prop]?.string }
 
+    /// The string property `property` of node `id`: `window.text(ItemsScreen.NodeID.row(key), .detail)`.
+    public func text(_ id: String, _ property: ViewNode.Property) -> String? { node(id)?[property]?.string }
+
     /// The titles of the rows the window shows, in order.
-    public var rowTitles: [String] { view?.nodes(of: .row).compactMap { $0.props["title"]?.string } ?? [] }
+    public var rowTitles: [String] { view?.nodes(of: .row).compactMap { $0[.title]?.string } ?? [] }
 
     /// The navigation bar's title.
     public var title: String? { text(SceneWindow.NodeID.navigationBar, "title") }
 
     /// The messages of the notices the window shows.
     public var noticeTexts: [String] {
-        node(SceneWindow.NodeID.overlay)?.children.filter { $0.kind == .notice }.compactMap { $0.props["message"]?.string } ?? []
+        node(SceneWindow.NodeID.overlay)?.children.filter { $0.kind == .notice }.compactMap { $0[.message]?.string } ?? []
     }
 
     public func send(_ message: WindowUpdate) {

@@ -50,15 +50,9 @@ public struct Alert {
     }
 
     func makeNode() -> ViewNode {
-        var props: [String: ViewValue] = [
-            "title": .string(title),
-            "buttons": .array(actions.map { action in
-                var value: [String: ViewValue] = ["name": .string(action.name.rawValue), "label": .string(action.label)]
-                if let role = action.role { value["role"] = .string(role.rawValue) }
-                return .object(value)
-            }),
-        ]
-        if let message { props["message"] = .string(message) }
-        return ViewNode(id: id, kind: .alert, props: props)
+        ViewNode(id: id, kind: .alert, props: ViewNode.props([
+            .title: .string(title), .message: message.map(ViewValue.string),
+            .buttons: .array(actions.map { ViewNode.actionItem(name: $0.name, label: $0.label, role: $0.role) }),
+        ]))
     }
 }

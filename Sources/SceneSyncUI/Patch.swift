@@ -12,52 +12,75 @@ public enum Patch: Codable, Equatable, Sendable {
     /// Sets properties of the node `id`; a `null` value removes the property.
     case set(id: String, props: [String: ViewValue])
 
+    /// The name of a patch's operation on the wire, its `op`.
+    public enum Op: String, CaseIterable, Sendable {
+        /// ``Patch/insert(parent:index:node:)``.
+        case insert
+        /// ``Patch/remove(id:)``.
+        case remove
+        /// ``Patch/move(id:index:)``.
+        case move
+        /// ``Patch/replace(id:node:transition:)``.
+        case replace
+        /// ``Patch/set(id:props:)``.
+        case set
+    }
+
+    /// The patch's operation.
+    public var op: Op {
+        switch self {
+        case .insert: .insert
+        case .remove: .remove
+        case .move: .move
+        case .replace: .replace
+        case .set: .set
+        }
+    }
+
     private enum CodingKeys: String, CodingKey { case op, parent, index, node, id, props, transition }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        switch try container.decode(String.self, forKey: .op) {
-        case "insert":
+        let name = try container.decode(String.self, forKey: .op)
+        guard let op = Op(rawValue: name) else {
+            throw DecodingError.dataCorruptedError(forKey: .op, in: container, debugDescription: "Unknown patch op \(name)")
+        }
+        switch op {
+        case .insert:
             self = .insert(parent: try container.decode(String.self, forKey: .parent),
                            index: try container.decode(Int.self, forKey: .index),
                            node: try container.decode(ViewNode.self, forKey: .node))
-        case "remove": self = .remove(id: try container.decode(String.self, forKey: .id))
-        case "move":
+        case .remove: self = .remove(id: try container.decode(String.self, forKey: .id))
+        case .move:
             self = .move(id: try container.decode(String.self, forKey: .id), index: try container.decode(Int.self, forKey: .index))
-        case "replace":
+        case .replace:
             self = .replace(id: try container.decode(String.self, forKey: .id),
                             node: try container.decode(ViewNode.self, forKey: .node),
                             transition: try container.decodeIfPresent(ViewNode.Transition.self, forKey: .transition))
-        case "set":
+        case .set:
             self = .set(id: try container.decode(String.self, forKey: .id),
                         props: try container.decode([String: ViewValue].self, forKey: .props))
-        case let other:
-            throw DecodingError.dataCorruptedError(forKey: .op, in: container, debugDescription: "Unknown patch op \(other)")
         }
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(op.rawValue, forKey: .op)
         switch self {
         case let .insert(parent, index, node):
-            try container.encode("insert", forKey: .op)
             try container.encode(parent, forKey: .parent)
             try container.encode(index, forKey: .index)
             try container.encode(node, forKey: .node)
         case let .remove(id):
-            try container.encode("remove", forKey: .op)
             try container.encode(id, forKey: .id)
         case let .move(id, index):
-            try container.encode("move", forKey: .op)
             try container.encode(id, forKey: .id)
             try container.encode(index, forKey: .index)
         case let .replace(id, node, transition):
-            try container.encode("replace", forKey: .op)
             try container.encode(id, forKey: .id)
             try container.encode(node, forKey: .node)
             try container.encodeIfPresent(transition, forKey: .transition)
         case let .set(id, props):
-            try container.encode("set", forKey: .op)
             try container.encode(id, forKey: .id)
             try container.encode(props, forKey: .props)
         }

@@ -10,15 +10,15 @@ public final class SceneWindow: SceneUserInterface {
     /// The ids of the nodes every window has.
     public enum NodeID {
         /// The whole window.
-        public static let window = "window"
+        public static let window = ViewNode.Kind.window.rawValue
         /// The navigation bar.
-        public static let navigationBar = "navigationBar"
+        public static let navigationBar = ViewNode.Kind.navigationBar.rawValue
         /// The visible screen's content.
-        public static let screen = "screen"
+        public static let screen = ViewNode.Kind.screen.rawValue
         /// The tab bar, when the window has more than one tab.
-        public static let tabBar = "tabBar"
+        public static let tabBar = ViewNode.Kind.tabBar.rawValue
         /// Alerts and notices.
-        public static let overlay = "overlay"
+        public static let overlay = ViewNode.Kind.overlay.rawValue
         /// The tab with id `tab`.
         public static func tab(_ tab: String) -> String { "tab-\(tab)" }
     }
@@ -376,15 +376,15 @@ public final class SceneWindow: SceneUserInterface {
         followingURL = true
         defer { followingURL = false }
         guard let target = navigationState(forPath: path), let tab = tabs.first(where: { $0.id == target.selectedTab }) else {
-            return resendPath(history: "replace")
+            return resendPath(history: .replace)
         }
         let wanted = target.paths[tab.id] ?? []
         let current = tab.navigation.path
         if wanted == current {
-            if tab.id != selectedTabID { selectTab(tab.id) } else { resendPath(history: "replace") }
+            if tab.id != selectedTabID { selectTab(tab.id) } else { resendPath(history: .replace) }
         } else if tab.id == selectedTabID, wanted.count < current.count, Array(current.prefix(wanted.count)) == wanted {
             if let screen = tab.navigation.screens.last, let unsaved = screen.unsavedWork {
-                resendPath(history: "push")
+                resendPath(history: .push)
                 confirmDiscarding(unsaved, on: screen, in: tab.navigation, toDepth: wanted.count)
             } else {
                 tab.navigation.pop(toDepth: wanted.count)
@@ -392,7 +392,7 @@ public final class SceneWindow: SceneUserInterface {
         } else if let coordinator {
             await coordinator.start(restoring: target)
         } else {
-            resendPath(history: "replace")
+            resendPath(history: .replace)
         }
     }
 
@@ -409,14 +409,22 @@ public final class SceneWindow: SceneUserInterface {
         let path = urlPath
         guard path != sentPath else { return nil }
         sentPath = path
-        let history = actionsRunning > 0 && !followingURL ? "push" : "replace"
-        return .set(NodeID.window, [.path: .string(path), .history: .string(history)])
+        let history: HistoryChange = actionsRunning > 0 && !followingURL ? .push : .replace
+        return .set(NodeID.window, [.path: .string(path), .history: .string(history.rawValue)])
     }
 
     /// Sends the window's path again, whether or not it changed.
-    private func resendPath(history: String) {
+    private func resendPath(history: HistoryChange) {
         sentPath = urlPath
-        send([.set(NodeID.window, [.path: .string(urlPath), .history: .string(history)])])
+        send([.set(NodeID.window, [.path: .string(urlPath), .history: .string(history.rawValue)])])
+    }
+
+    /// How the window's path changed, as its ``ViewNode/Property/history`` says.
+    private enum HistoryChange: String {
+        /// The user went there: a new history entry.
+        case push
+        /// In place of the current entry.
+        case replace
     }
 
     /// The whole window as one tree.
@@ -424,25 +432,26 @@ public final class SceneWindow: SceneUserInterface {
         var children = [makeNavigationBar(), visibleScreen?.makeNode() ?? emptyScreen]
         if tabs.count > 1 {
             children.append(ViewNode(id: NodeID.tabBar, kind: .tabBar, children: tabs.map { tab in
-                var props: [String: ViewValue] = ["label": .string(tab.title), "selected": .bool(tab.id == selectedTabID)]
-                if let icon = tab.icon { props["icon"] = .string(icon.rawValue) }
-                if let badge = tab.badge { props["badge"] = .string(badge) }
-                return ViewNode(id: NodeID.tab(tab.id), kind: .tab, props: props)
+                ViewNode(id: NodeID.tab(tab.id), kind: .tab, props: ViewNode.props([
+                    .label: .string(tab.title), .selected: .bool(tab.id == selectedTabID),
+                    .icon: tab.icon.map { .string($0.rawValue) }, .badge: tab.badge.map(ViewValue.string),
+                ]))
             }))
         }
         children.append(ViewNode(id: NodeID.overlay, kind: .overlay,
                                  children: alerts.map { $0.makeNode() } + notices.map { $0.makeNode() }))
         return ViewNode(id: NodeID.window, kind: .window,
-                        props: ["title": .string(title), "path": .string(urlPath), "history": .string("replace")], children: children)
+                        props: ViewNode.props([.title: .string(title), .path: .string(urlPath), .history: .string(HistoryChange.replace.rawValue)]),
+                        children: children)
     }
 
     /// The navigation bar for the visible screen.
     public func makeNavigationBar() -> ViewNode {
-        var props: [String: ViewValue] = ["title": .string(visibleScreen?.title ?? title)]
-        if let screens = navigation?.screens, screens.count > 1 {
-            props["back"] = .string(screens[screens.count - 2].title)
-        }
-        return ViewNode(id: NodeID.navigationBar, kind: .navigationBar, props: props, children: visibleScreen?.barButtons ?? [])
+        let screens = navigation?.screens ?? []
+        let back = screens.count > 1 ? screens[screens.count - 2].title : nil
+        return ViewNode(id: NodeID.navigationBar, kind: .navigationBar,
+                        props: ViewNode.props([.title: .string(visibleScreen?.title ?? title), .back: back.map(ViewValue.string)]),
+                        children: visibleScreen?.barButtons ?? [])
     }
 
     // MARK: - Internal
@@ -532,9 +541,7 @@ public final class SceneWindow: SceneUserInterface {
         let undo: (@MainActor () async throws -> Void)?
 
         func makeNode() -> ViewNode {
-            var props: [String: ViewValue] = ["message": .string(message)]
-            if undo != nil { props["undo"] = .string("Undo") }
-            return ViewNode(id: id, kind: .notice, props: props)
+            ViewNode(id: id, kind: .notice, props: ViewNode.props([.message: .string(message), .undo: undo == nil ? nil : .string("Undo")]))
         }
     }
 }

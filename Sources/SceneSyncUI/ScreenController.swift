@@ -252,7 +252,7 @@ open class ScreenController {
     /// them.)
     private func register(_ node: ViewNode) {
         actionTable[node.id] = node.actions.isEmpty ? nil : node.actions
-        if node.kind == .paneBar, node.props[ViewNode.Property.back.rawValue] != nil { paneBarsWithBack.insert(node.id) }
+        if node.kind == .paneBar, node[.back] != nil { paneBarsWithBack.insert(node.id) }
         for child in node.children { register(child) }
     }
 
@@ -284,7 +284,7 @@ open class ScreenController {
         paneBarsWithBack = []
         for button in barButtons { register(button) }
         for node in content { register(node) }
-        return ViewNode(id: SceneWindow.NodeID.screen, kind: .screen, props: ["route": .string(route.description)],
+        return ViewNode(id: SceneWindow.NodeID.screen, kind: .screen, props: ViewNode.props([.route: .string(route.description)]),
                         children: content.map(checked))
     }
 
@@ -308,42 +308,36 @@ open class ScreenController {
         var node = node
         switch node.kind {
         case .row:
-            if !answers(.select, on: node.id) { node.props[Prop.selectable] = .bool(false) }
-            for (prop, name) in [(Prop.deletable, ActionName.delete), (Prop.movable, .move)]
-            where node.props[prop]?.bool == true && !answers(name, on: node.id) {
+            if !answers(.select, on: node.id) { node[.selectable] = .bool(false) }
+            for (property, name) in [(ViewNode.Property.deletable, ActionName.delete), (.movable, .move)]
+            where node[property]?.bool == true && !answers(name, on: node.id) {
                 reportUnanswered(name, on: node)
-                node.props[prop] = nil
+                node[property] = nil
             }
-            if case let .array(items)? = node.props[Prop.actions] {
+            if case let .array(items)? = node[.actions] {
                 let kept = items.filter { item in
-                    guard case let .object(fields) = item, let name = fields["name"]?.string.map(ActionName.init(rawValue:)) else { return false }
+                    guard let name = ViewNode.actionItemName(item) else { return false }
                     if answers(name, on: node.id) { return true }
                     reportUnanswered(name, on: node)
                     return false
                 }
-                node.props[Prop.actions] = kept.isEmpty ? nil : .array(kept)
+                node[.actions] = kept.isEmpty ? nil : .array(kept)
             }
         case .button, .barButton:
-            if node.props[Prop.disabled]?.bool != true, !answers(.tap, on: node.id) {
+            if node[.disabled]?.bool != true, !answers(.tap, on: node.id) {
                 reportUnanswered(.tap, on: node)
-                node.props[Prop.disabled] = .bool(true)
+                node[.disabled] = .bool(true)
             }
         case .textField:
             if !answers(.commit, on: node.id) {
                 reportUnanswered(.commit, on: node)
-                node.props[Prop.readOnly] = .bool(true)
+                node[.readOnly] = .bool(true)
             }
         default:
             break
         }
         if !node.children.isEmpty { node.children = node.children.map(checked) }
         return node
-    }
-
-    private enum Prop {
-        static let selectable = ViewNode.Property.selectable.rawValue, readOnly = ViewNode.Property.readOnly.rawValue
-        static let deletable = ViewNode.Property.deletable.rawValue, movable = ViewNode.Property.movable.rawValue
-        static let actions = ViewNode.Property.actions.rawValue, disabled = ViewNode.Property.disabled.rawValue
     }
 
     private func reportUnanswered(_ name: ActionName, on node: ViewNode) {

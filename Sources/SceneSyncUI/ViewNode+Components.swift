@@ -16,19 +16,19 @@ extension ViewNode {
         var actions = NodeActions()
         actions.on(.tap, onTap)
         return ViewNode(id: id, kind: .barButton,
-                        props: props(["label": .string(label), "side": .string(side.rawValue), "role": role.map { .string($0.rawValue) },
-                                      "icon": icon.map { .string($0.rawValue) }]),
+                        props: props([.label: .string(label), .side: .string(side.rawValue), .role: role.map { .string($0.rawValue) },
+                                      .icon: icon.map { .string($0.rawValue) }]),
                         actions: actions)
     }
 
     /// A table of sections; in edit mode rows show Delete and can be reordered.
     public static func table(id: String, label: String, editing: Bool = false, sections: [ViewNode]) -> ViewNode {
-        ViewNode(id: id, kind: .table, props: ["label": .string(label), "editing": .bool(editing)], children: sections)
+        ViewNode(id: id, kind: .table, props: props([.label: .string(label), .editing: .bool(editing)]), children: sections)
     }
 
     /// A section of a table or form.
     public static func section(id: String, header: String? = nil, footer: String? = nil, children: [ViewNode]) -> ViewNode {
-        ViewNode(id: id, kind: .section, props: props(["header": header.map(ViewValue.string), "footer": footer.map(ViewValue.string)]),
+        ViewNode(id: id, kind: .section, props: props([.header: header.map(ViewValue.string), .footer: footer.map(ViewValue.string)]),
                  children: children)
     }
 
@@ -60,11 +60,11 @@ extension ViewNode {
         actions.on(.move, index: onMove)
         for action in rowActions { actions.on(action.name, action.handler) }
         return ViewNode(id: id, kind: .row, props: props([
-            "title": .string(title), "subtitle": subtitle.map(ViewValue.string), "detail": detail.map(ViewValue.string),
-            "image": image.map(ViewValue.string), "countdown": countdown.map(ViewValue.time), "accessory": disclosure ? "disclosure" : nil,
-            "time": time.map(ViewValue.time), "badge": badge.map(ViewValue.string), "selected": selected ? true : nil,
-            "deletable": deletable || onDelete != nil ? true : nil, "movable": movable || onMove != nil ? true : nil,
-            "actions": rowActions.isEmpty ? nil : .array(rowActions.map { ["name": .string($0.name.rawValue), "label": .string($0.label)] }),
+            .title: .string(title), .subtitle: subtitle.map(ViewValue.string), .detail: detail.map(ViewValue.string),
+            .image: image.map(ViewValue.string), .countdown: countdown.map(ViewValue.time), .accessory: disclosure ? "disclosure" : nil,
+            .time: time.map(ViewValue.time), .badge: badge.map(ViewValue.string), .selected: selected ? true : nil,
+            .deletable: deletable || onDelete != nil ? true : nil, .movable: movable || onMove != nil ? true : nil,
+            .actions: rowActions.isEmpty ? nil : .array(rowActions.map { actionItem(name: $0.name, label: $0.label) }),
         ]), actions: actions)
     }
 
@@ -87,15 +87,15 @@ extension ViewNode {
         var actions = NodeActions()
         actions.on(.commit, text: onCommit)
         return ViewNode(id: id, kind: .textField, props: props([
-            "label": .string(label), "value": .string(value), "draft": draft.map(ViewValue.string),
-            "placeholder": placeholder.map(ViewValue.string), "inputMode": .string(inputMode.rawValue), "error": error.map(ViewValue.string),
-            "hint": hint.map(ViewValue.string), "staged": staged ? true : nil,
+            .label: .string(label), .value: .string(value), .draft: draft.map(ViewValue.string),
+            .placeholder: placeholder.map(ViewValue.string), .inputMode: .string(inputMode.rawValue), .error: error.map(ViewValue.string),
+            .hint: hint.map(ViewValue.string), .staged: staged ? true : nil,
         ]), actions: actions)
     }
 
     /// A read-only label and value.
     public static func label(id: String, label: String, value: String) -> ViewNode {
-        ViewNode(id: id, kind: .label, props: ["label": .string(label), "value": .string(value)])
+        ViewNode(id: id, kind: .label, props: props([.label: .string(label), .value: .string(value)]))
     }
 
     /// A button.
@@ -104,31 +104,27 @@ extension ViewNode {
         // A disabled button answers nothing, whatever a window sends.
         if !disabled { actions.on(.tap, onTap) }
         return ViewNode(id: id, kind: .button,
-                        props: props(["label": .string(label), "role": role.map { .string($0.rawValue) }, "disabled": disabled ? true : nil]),
+                        props: props([.label: .string(label), .role: role.map { .string($0.rawValue) }, .disabled: disabled ? true : nil]),
                         actions: actions)
     }
 
     /// An image with its text alternative.
     public static func image(id: String, source: String, alternative: String) -> ViewNode {
-        ViewNode(id: id, kind: .image, props: ["src": .string(source), "alt": .string(alternative)])
+        ViewNode(id: id, kind: .image, props: props([.src: .string(source), .alt: .string(alternative)]))
     }
 
     /// A paragraph.
     public static func text(id: String, _ text: String, style: TextStyle = .body) -> ViewNode {
-        ViewNode(id: id, kind: .text, props: ["text": .string(text), "style": .string(style.rawValue)])
+        ViewNode(id: id, kind: .text, props: props([.text: .string(text), .style: .string(style.rawValue)]))
     }
 
     /// What an empty list shows.
     public static func emptyState(id: String, title: String, message: String? = nil) -> ViewNode {
-        ViewNode(id: id, kind: .emptyState, props: props(["title": .string(title), "message": message.map(ViewValue.string)]))
+        ViewNode(id: id, kind: .emptyState, props: props([.title: .string(title), .message: message.map(ViewValue.string)]))
     }
 
     /// A column of children.
     public static func stack(id: String, children: [ViewNode]) -> ViewNode {
         ViewNode(id: id, kind: .stack, children: children)
-    }
-
-    static func props(_ values: [String: ViewValue?]) -> [String: ViewValue] {
-        values.compactMapValues { $0 }
     }
 }

@@ -14,7 +14,7 @@ extension ViewNode {
     /// selects) side by side in a wide window; in a narrow one only the pane `focus` shows, and the
     /// navigation bar's back button goes from the detail to the list.
     public static func split(id: String, focus: SplitPane, primary: ViewNode, secondary: ViewNode) -> ViewNode {
-        ViewNode(id: id, kind: .split, props: ["focus": .string(focus.rawValue)], children: [primary, secondary])
+        ViewNode(id: id, kind: .split, props: props([.focus: .string(focus.rawValue)]), children: [primary, secondary])
     }
 
     /// A pane's own navigation bar, as each of a `UISplitViewController`'s columns has: put it
@@ -24,21 +24,21 @@ extension ViewNode {
     /// shows this pane alone, and going back pops the window's navigation stack as the navigation
     /// bar's back button does. A window showing a split shows the panes' bars in place of its own.
     public static func paneBar(id: String, title: String, back: String? = nil, buttons: [ViewNode] = []) -> ViewNode {
-        ViewNode(id: id, kind: .paneBar, props: props(["title": .string(title), "back": back.map(ViewValue.string)]), children: buttons)
+        ViewNode(id: id, kind: .paneBar, props: props([.title: .string(title), .back: back.map(ViewValue.string)]), children: buttons)
     }
 
     /// A scrolling log of messages, newest at the bottom, with `earlier` (a "Load Earlier" button)
     /// first if older messages are left to load; the window taps it by itself when it scrolls into view.
     public static func messageList(id: String, label: String, earlier: ViewNode? = nil, messages: [ViewNode]) -> ViewNode {
-        ViewNode(id: id, kind: .messageList, props: ["label": .string(label)], children: (earlier.map { [$0] } ?? []) + messages)
+        ViewNode(id: id, kind: .messageList, props: props([.label: .string(label)]), children: (earlier.map { [$0] } ?? []) + messages)
     }
 
     /// One message. `mine` when the person the window acts for sent it; `fromHere` when this very
     /// window did, which the window animates as sent rather than as arrived.
     public static func message(id: String, sender: String, text: String, time: Date, mine: Bool = false, fromHere: Bool = false) -> ViewNode {
         ViewNode(id: id, kind: .message, props: props([
-            "sender": .string(sender), "text": .string(text), "time": .time(time),
-            "mine": mine ? true : nil, "fromHere": fromHere ? true : nil,
+            .sender: .string(sender), .text: .string(text), .time: .time(time),
+            .mine: mine ? true : nil, .fromHere: fromHere ? true : nil,
         ]))
     }
 
@@ -55,8 +55,8 @@ extension ViewNode {
             actions.on(.send, text: onSend)
         }
         return ViewNode(id: id, kind: .composer, props: props([
-            "label": .string(label), "value": .string(value), "button": .string(button),
-            "error": error.map(ViewValue.string), "disabled": disabled ? true : nil,
+            .label: .string(label), .value: .string(value), .button: .string(button),
+            .error: error.map(ViewValue.string), .disabled: disabled ? true : nil,
         ]), actions: actions)
     }
 }

@@ -182,3 +182,45 @@ extension ViewNode {
         case readOnly
     }
 }
+
+extension ViewNode {
+    /// The node's property `property`, as ``props`` holds it by its name on the wire; setting
+    /// `nil` removes it.
+    ///
+    /// ```swift
+    /// #expect(window.node(ItemsScreen.NodeID.table)?[.editing] == true)
+    /// ```
+    public subscript(property: Property) -> ViewValue? {
+        get { props[property.rawValue] }
+        set { props[property.rawValue] = newValue }
+    }
+
+    /// `values` as ``props`` holds them: by their names on the wire, `nil` values left out. Every
+    /// builder names its properties through here, so each name is spelled once: in ``Property``.
+    static func props(_ values: [Property: ViewValue?]) -> [String: ViewValue] {
+        var props: [String: ViewValue] = [:]
+        props.reserveCapacity(values.count)
+        for case let (property, value?) in values { props[property.rawValue] = value }
+        return props
+    }
+
+    /// The keys of one action in a list of them: a row's menu item (``Property/actions``) or an
+    /// alert's button (``Property/buttons``).
+    private enum ActionItemKey: String {
+        case name, label, role
+    }
+
+    /// One action in a list of them, as the renderer reads it: its name on the wire, its label,
+    /// and how it is drawn.
+    static func actionItem(name: ActionName, label: String, role: Role? = nil) -> ViewValue {
+        var item: [String: ViewValue] = [ActionItemKey.name.rawValue: .string(name.rawValue), ActionItemKey.label.rawValue: .string(label)]
+        if let role { item[ActionItemKey.role.rawValue] = .string(role.rawValue) }
+        return .object(item)
+    }
+
+    /// The name of the action `item` (see ``actionItem(name:label:role:)``), if it is one.
+    static func actionItemName(_ item: ViewValue) -> ActionName? {
+        guard case let .object(fields) = item, let name = fields[ActionItemKey.name.rawValue]?.string else { return nil }
+        return ActionName(rawValue: name)
+    }
+}

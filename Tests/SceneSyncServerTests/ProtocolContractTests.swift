@@ -105,12 +105,16 @@ import Testing
         ]
         var seen: [String: Set<String>] = [:]
         for op in ops {
-            var keys = try Self.keys(of: WindowProtocol.encode(.patch(ops: [op], seq: [:])).patchOp())
+            let written = try WindowProtocol.encode(.patch(ops: [op], seq: [:])).patchOp()
+            var keys = try Self.keys(of: written)
             #expect(keys.remove(Self.contract.opField) != nil)
             let name = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(op)) as? [String: Any])[Self.contract.opField] as? String
+            let writtenName = try #require(try JSONSerialization.jsonObject(with: written) as? [String: Any])[Self.contract.opField] as? String
+            #expect(name == op.op.rawValue && writtenName == op.op.rawValue)
             seen[name ?? "", default: []].formUnion(keys)
         }
         #expect(Set(seen.keys) == Set(Self.contract.ops.keys))
+        #expect(Set(Patch.Op.allCases.map(\.rawValue)) == Set(Self.contract.ops.keys))
         for (name, fields) in Self.contract.ops { #expect(seen[name] == fields.all, "\(name)") }
     }
 

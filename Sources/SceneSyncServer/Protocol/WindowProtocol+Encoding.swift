@@ -76,23 +76,23 @@ struct MessageJSONWriter {
         case let .insert(parent, index, node):
             key("index", first: true); integer(index)
             key("node"); try self.node(node)
-            key("op"); raw(#""insert""#)
+            operation(.insert)
             key("parent"); string(parent)
         case let .remove(id):
             key("id", first: true); string(id)
-            key("op"); raw(#""remove""#)
+            operation(.remove)
         case let .move(id, index):
             key("id", first: true); string(id)
             key("index"); integer(index)
-            key("op"); raw(#""move""#)
+            operation(.move)
         case let .replace(id, node, transition):
             key("id", first: true); string(id)
             key("node"); try self.node(node)
-            key("op"); raw(#""replace""#)
+            operation(.replace)
             if let transition { key("transition"); string(transition.rawValue) }
         case let .set(id, props):
             key("id", first: true); string(id)
-            key("op"); raw(#""set""#)
+            operation(.set)
             key("props"); try object(props)
         }
         bytes.append(UInt8(ascii: "}"))
@@ -183,6 +183,15 @@ struct MessageJSONWriter {
         raw(name)
         bytes.append(UInt8(ascii: "\""))
         bytes.append(UInt8(ascii: ":"))
+    }
+
+    /// The key "op" and a patch's operation.
+    private mutating func operation(_ op: Patch.Op) {
+        key("op")
+        // An operation's name is plain ASCII.
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: op.rawValue.utf8)
+        bytes.append(UInt8(ascii: "\""))
     }
 
     /// The last two keys of every message, "type" and "v", and the closing brace.
