@@ -8,9 +8,10 @@ import Synchronization
 /// until released (``holdReads()``), as a database answering late would.
 final class InstrumentedStorage: SceneSyncStorage {
     let base: any SceneSyncStorage
-    private let state = Mutex((batchSizes: [Int](), failNext: 0, held: false, waiting: [CheckedContinuation<Void, Never>]()))
+    private let state = Mutex((batchSizes: [Int](), failNext: 0))
     private let heads: (stream: AsyncStream<UInt64>, continuation: AsyncStream<UInt64>.Continuation)?
-    private let reads = Mutex((held: false, waiting: [CheckedContinuation<Void, Never>]()))
+    private let commits = Door()
+    private let reads = Door()
 
     init(_ base: any SceneSyncStorage, announcingHeads: Bool = false) {
         self.base = base
@@ -21,24 +22,17 @@ final class InstrumentedStorage: SceneSyncStorage {
     func announce(_ head: UInt64) { heads?.continuation.yield(head) }
 
     /// Log reads done from now on wait, with what they read, until ``releaseReads()``.
-    func holdReads() { reads.withLock { $0.held = true } }
+    func holdReads() { reads.hold() }
     /// Log reads waiting at the door.
-    var waitingReads: Int { reads.withLock { $0.waiting.count } }
-    func releaseReads() {
-        let waiting = reads.withLock { reads in
-            reads.held = false
-            defer { reads.waiting = [] }
-            return reads.waiting
-        }
-        for read in waiting { read.resume() }
-    }
+    var waitingReads: Int { reads.waiting }
+    func releaseReads() { reads.release() }
 
     /// The number of events in each commit that reached the storage, in order.
     var batchSizes: [Int] { state.withLock { $0.batchSizes } }
     var commitCount: Int { batchSizes.count }
     var largestBatch: Int { batchSizes.max() ?? 0 }
     /// Commits waiting at the door while held.
-    var waitingCommits: Int { state.withLock { $0.waiting.count } }
+    var waitingCommits: Int { commits.waiting }
 
     func failNextCommits(_ count: Int) { state.withLock { $0.failNext = count } }
     /// Whether ``committedAction(_:)`` fails, as a database that does not answer would.
@@ -47,28 +41,15 @@ final class InstrumentedStorage: SceneSyncStorage {
         set { lookupsFail.store(newValue, ordering: .relaxed) }
     }
     private let lookupsFail = Atomic(false)
-    func hold() { state.withLock { $0.held = true } }
-    func release() {
-        let waiting = state.withLock { state in
-            state.held = false
-            defer { state.waiting = [] }
-            return state.waiting
-        }
-        for commit in waiting { commit.resume() }
-    }
+    func hold() { commits.hold() }
+    func release() { commits.release() }
 
     struct InjectedFailure: Error, CustomStringConvertible {
         var description: String { "disk full" }
     }
 
     func commit(_ batch: CommitBatch) async throws {
-        await withCheckedContinuation { continuation in
-            let held = state.withLock { state in
-                if state.held { state.waiting.append(continuation) }
-                return state.held
-            }
-            if !held { continuation.resume() }
-        }
+        await commits.pass()
         let fail = state.withLock { state in
             if state.failNext > 0 { state.failNext -= 1; return true }
             state.batchSizes.append(batch.events.count)
@@ -81,13 +62,7 @@ final class InstrumentedStorage: SceneSyncStorage {
     func loadModel(app: String) async throws -> StoredModel { try await base.loadModel(app: app) }
     func events(app: String, after sequence: UInt64, limit: Int) async throws -> [StoredEvent] {
         let read = try await base.events(app: app, after: sequence, limit: limit)
-        await withCheckedContinuation { continuation in
-            let held = reads.withLock { reads in
-                if reads.held { reads.waiting.append(continuation) }
-                return reads.held
-            }
-            if !held { continuation.resume() }
-        }
+        await reads.pass()
         return read
     }
     func logHeads(app: String) -> AsyncStream<UInt64>? { heads?.stream ?? base.logHeads(app: app) }
@@ -111,5 +86,32 @@ final class InstrumentedStorage: SceneSyncStorage {
 
     func setRunning(_ running: Bool) async throws -> Bool {
         try await base.setRunning(running)
+    }
+}
+
+/// Where calls wait while held: ``pass()`` goes through at once while the door is open, and waits
+/// for ``release()`` while it is held.
+private final class Door: Sendable {
+    private let state = Mutex((held: false, waiting: [CheckedContinuation<Void, Never>]()))
+
+    /// Calls waiting at the door.
+    var waiting: Int { state.withLock { $0.waiting.count } }
+    func hold() { state.withLock { $0.held = true } }
+    func release() {
+        let waiting = state.withLock { state in
+            state.held = false
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for call in waiting { call.resume() }
+    }
+    func pass() async {
+        await withCheckedContinuation { continuation in
+            let held = state.withLock { state in
+                if state.held { state.waiting.append(continuation) }
+                return state.held
+            }
+            if !held { continuation.resume() }
+        }
     }
 }
