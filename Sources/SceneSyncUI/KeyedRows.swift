@@ -14,7 +14,7 @@ public import Foundation
 /// handleRows(Self.rows, onSelect: { [weak self] key in await self?.show(key) },
 ///            onDelete: { [weak self] key in try await self?.store.remove(key, origin: self?.origin) })
 /// // in makeContent:
-/// .row(id: Self.rows.id(for: item.key), title: item.name, deletable: true)
+/// .row(id: Self.rows.id(for: item.key), title: item.name).deletable()
 /// ```
 public struct KeyedRows<Key: Hashable & Sendable>: Sendable {
     /// What every row id of this kind starts with, such as `"item-"`.

@@ -52,7 +52,7 @@ public struct ActionName: RawRepresentable, Hashable, Codable, Sendable, Express
 }
 
 /// What runs when the user acts on a node: a handler per ``ActionName``, the typed counterpart of
-/// UIKit's target–action. The component builders fill it in (`onTap:`, `onSelect:`, `onCommit:` …),
+/// UIKit's target–action. The component builders and modifiers fill it in (`onTap:`, `.onSelect`, `.onCommit` …),
 /// so a screen never matches node ids and action names itself.
 public struct NodeActions: Sendable {
     /// A handler, given the value the action came with (typed text, a target index).

@@ -37,10 +37,26 @@ public enum Patch: Codable, Equatable, Sendable {
         }
     }
 
-    private enum CodingKeys: String, CodingKey { case op, parent, index, node, id, props, transition }
+    /// The keys of a patch's JSON object on the wire, spelled here once for every encoder.
+    public enum WireKey: String, CodingKey, CaseIterable, Sendable {
+        /// The patch's ``Patch/Op``.
+        case op
+        /// The parent an insert puts its node in.
+        case parent
+        /// The position an insert or a move puts its node at.
+        case index
+        /// The node an insert or a replace puts in place.
+        case node
+        /// The node a remove, move, replace or set acts on.
+        case id
+        /// The properties a set changes.
+        case props
+        /// The animation a replace hints.
+        case transition
+    }
 
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try decoder.container(keyedBy: WireKey.self)
         let name = try container.decode(String.self, forKey: .op)
         guard let op = Op(rawValue: name) else {
             throw DecodingError.dataCorruptedError(forKey: .op, in: container, debugDescription: "Unknown patch op \(name)")
@@ -64,7 +80,7 @@ public enum Patch: Codable, Equatable, Sendable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
+        var container = encoder.container(keyedBy: WireKey.self)
         try container.encode(op.rawValue, forKey: .op)
         switch self {
         case let .insert(parent, index, node):

@@ -6,7 +6,7 @@ import Logging
 /// A screen describes its content as ``ViewNode``s, follows the model controllers it shows, and
 /// turns their events into precise ``Patch``es, the way a table view controller calls `insertRows`
 /// rather than `reloadData`. What the user does reaches the handlers the screen built its nodes
-/// with (`onTap:`, `onSelect:`, `onCommit:` …). A handler never changes the view itself: it sends
+/// with (`onTap:`, `.onSelect`, `.onCommit` …). A handler never changes the view itself: it sends
 /// an intent, and the view changes when the event comes back. Nor does it push another screen: it
 /// tells the screen's coordinator what the user wants.
 ///
@@ -149,7 +149,7 @@ open class ScreenController {
 
     /// Handles every row of `rows` at once, given the row's key: selection, deletion and moves in
     /// edit mode, and the row actions named in `actions` (build the rows with the same names in
-    /// ``ViewNode/row(id:title:subtitle:detail:image:countdown:time:badge:selected:disclosure:deletable:movable:onSelect:onDelete:onMove:actions:)``).
+    /// ``ViewNode/rowActions(_:)``).
     ///
     /// With `isShown`, a row the screen does not show answers nothing, as a node that is not
     /// there; without it, a handler may be given the key of a row the screen no longer shows (a

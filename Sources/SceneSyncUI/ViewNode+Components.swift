@@ -1,8 +1,9 @@
 public import Foundation
 
-/// Builders for the renderer's components, so screens read like the views they describe. Each
-/// builder that draws something a user can act on takes the handler for it: `onTap:`,
-/// `onSelect:`, `onDelete:`, `onMove:`, `onCommit:`.
+/// Builders for the renderer's components, so screens read like the views they describe. A
+/// builder takes what its component shows; a button's builder takes its `onTap:` too, while a
+/// row's and a field's handlers and marks are modifiers that return a changed copy, as SwiftUI's
+/// are: `.onSelect { … }`, `.onDelete { … }`, `.onCommit { text in … }`, `.disclosure()`.
 extension ViewNode {
     /// A handler that takes nothing.
     public typealias Action = @MainActor @Sendable () async throws -> Void
@@ -32,40 +33,36 @@ extension ViewNode {
                  children: children)
     }
 
-    /// A table row. It can be deleted in edit mode if it has `onDelete` (or is `deletable`),
-    /// reordered if it has `onMove` (given the row's new index; or is `movable`), and offers
-    /// `actions` in its menu.
+    /// A table row: what it shows. What it does, and how it stands among its list, are modifiers:
+    /// ``onSelect(_:)``, ``onDelete(_:)``, ``onMove(_:)``, ``rowActions(_:)``, ``selected(_:)``,
+    /// ``disclosure()``, and for keyed rows ``deletable()`` and ``movable()``.
+    ///
+    /// ```swift
+    /// .row(id: NodeID.row(item.key), title: item.name, detail: "$42")
+    ///     .disclosure()
+    ///     .onSelect { [weak self] in await self?.show(item.key) }
+    /// ```
     ///
     /// A row with a `countdown` shows the time left until that date in place of `detail`, and the
     /// renderer ticks it down by itself: no message per second. Change the row when the time is
     /// up, say to `detail: "Ready"` with no countdown.
     ///
-    /// Rows of a long list are cheaper without handlers of their own: give them ids from
-    /// ``KeyedRows`` and `deletable`, `movable` and handler-less `actions`, and handle them all at
-    /// once with ``ScreenController/handleRows(_:shown:onSelect:onDelete:onMove:actions:)``.
-    ///
     /// A row with a `time` shows that moment in the window's own time zone where `detail` goes,
     /// and a `badge` (such as an unread count) beside it.
     ///
-    /// A `selected` row is the one whose content shows beside its list, as the open conversation
-    /// of a split: it is marked so, to the eye and to assistive technology.
+    /// Rows of a long list are cheaper without handlers of their own: give them ids from
+    /// ``KeyedRows``, mark them ``deletable()`` and ``movable()`` with handler-less
+    /// ``rowActions(_:)``, and handle them all at once with
+    /// ``ScreenController/handleRows(_:shown:onSelect:onDelete:onMove:actions:)``.
     public static func row(
         id: String, title: String, subtitle: String? = nil, detail: String? = nil, image: String? = nil, countdown: Date? = nil,
-        time: Date? = nil, badge: String? = nil, selected: Bool = false, disclosure: Bool = false, deletable: Bool = false, movable: Bool = false, onSelect: Action? = nil, onDelete: Action? = nil,
-        onMove: (@MainActor @Sendable (Int) async throws -> Void)? = nil, actions rowActions: [RowAction] = []
+        time: Date? = nil, badge: String? = nil
     ) -> ViewNode {
-        var actions = NodeActions()
-        actions.on(.select, onSelect)
-        actions.on(.delete, onDelete)
-        actions.on(.move, index: onMove)
-        for action in rowActions { actions.on(action.name, action.handler) }
-        return ViewNode(id: id, kind: .row, props: props([
+        ViewNode(id: id, kind: .row, props: props([
             .title: .string(title), .subtitle: subtitle.map(ViewValue.string), .detail: detail.map(ViewValue.string),
-            .image: image.map(ViewValue.string), .countdown: countdown.map(ViewValue.time), .accessory: disclosure ? "disclosure" : nil,
-            .time: time.map(ViewValue.time), .badge: badge.map(ViewValue.string), .selected: selected ? true : nil,
-            .deletable: deletable || onDelete != nil ? true : nil, .movable: movable || onMove != nil ? true : nil,
-            .actions: rowActions.isEmpty ? nil : .array(rowActions.map { actionItem(name: $0.name, label: $0.label) }),
-        ]), actions: actions)
+            .image: image.map(ViewValue.string), .countdown: countdown.map(ViewValue.time),
+            .time: time.map(ViewValue.time), .badge: badge.map(ViewValue.string),
+        ]))
     }
 
     /// A form of sections.
@@ -73,24 +70,23 @@ extension ViewNode {
         ViewNode(id: id, kind: .form, children: sections)
     }
 
-    /// An editable field. `value` is the stored value; `draft` is unsaved text to show instead;
-    /// `hint` says what the field takes, under it (and to assistive technology, as the field's
-    /// description). `onCommit` gets the text when the user leaves the field or presses Enter.
-    /// A `staged` field belongs to a form that uses its text later, such as a New Conversation's
-    /// Title, kept as a draft until Start: no text in it is an edit waiting to be saved, so the
-    /// renderer does not mark it "Not saved yet".
+    /// An editable field: what it shows. `value` is the stored value; `draft` is unsaved text to
+    /// show instead. What it does with its text and what it says about it are modifiers:
+    /// ``onCommit(_:)``, ``hint(_:)``, ``error(_:)`` and ``staged()``.
+    ///
+    /// ```swift
+    /// .textField(id: NodeID.value, label: "Value", value: "250", draft: draft(for: NodeID.value), inputMode: .numeric)
+    ///     .hint("In whole dollars, such as 250")
+    ///     .error(errors[NodeID.value])
+    ///     .onCommit { [weak self] text in try await self?.commit(text) }
+    /// ```
     public static func textField(
-        id: String, label: String, value: String, draft: String? = nil, placeholder: String? = nil,
-        inputMode: InputMode = .text, hint: String? = nil, error: String? = nil, staged: Bool = false,
-        onCommit: (@MainActor @Sendable (String) async throws -> Void)? = nil
+        id: String, label: String, value: String, draft: String? = nil, placeholder: String? = nil, inputMode: InputMode = .text
     ) -> ViewNode {
-        var actions = NodeActions()
-        actions.on(.commit, text: onCommit)
-        return ViewNode(id: id, kind: .textField, props: props([
+        ViewNode(id: id, kind: .textField, props: props([
             .label: .string(label), .value: .string(value), .draft: draft.map(ViewValue.string),
-            .placeholder: placeholder.map(ViewValue.string), .inputMode: .string(inputMode.rawValue), .error: error.map(ViewValue.string),
-            .hint: hint.map(ViewValue.string), .staged: staged ? true : nil,
-        ]), actions: actions)
+            .placeholder: placeholder.map(ViewValue.string), .inputMode: .string(inputMode.rawValue),
+        ]))
     }
 
     /// A read-only label and value.

@@ -3,8 +3,9 @@
 /// does to a node runs the handler the node was built with (see ``actions``).
 ///
 /// ```swift
-/// ViewNode.row(id: "item-\(key)", title: "Shiny Spork", subtitle: "A1B2C3D4", detail: "$42",
-///              disclosure: true, onSelect: { [weak self] in await self?.show(key) })
+/// ViewNode.row(id: "item-\(key)", title: "Shiny Spork", subtitle: "A1B2C3D4", detail: "$42")
+///     .disclosure()
+///     .onSelect { [weak self] in await self?.show(key) }
 /// ```
 public struct ViewNode: Codable, Equatable, Sendable {
     /// Unique within a window and stable across updates: a row keeps its id for as long as it shows
@@ -29,10 +30,20 @@ public struct ViewNode: Codable, Equatable, Sendable {
         self.actions = actions
     }
 
-    private enum CodingKeys: String, CodingKey { case id, kind, props, children }
+    /// The keys of a node's JSON object on the wire, spelled here once for every encoder.
+    public enum WireKey: String, CodingKey, CaseIterable, Sendable {
+        /// The node's ``ViewNode/id``.
+        case id
+        /// The node's ``ViewNode/kind``.
+        case kind
+        /// The node's ``ViewNode/props``.
+        case props
+        /// The node's ``ViewNode/children``.
+        case children
+    }
 
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try decoder.container(keyedBy: WireKey.self)
         id = try container.decode(String.self, forKey: .id)
         kind = try container.decode(Kind.self, forKey: .kind)
         props = try container.decode([String: ViewValue].self, forKey: .props)
@@ -41,7 +52,7 @@ public struct ViewNode: Codable, Equatable, Sendable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
+        var container = encoder.container(keyedBy: WireKey.self)
         try container.encode(id, forKey: .id)
         try container.encode(kind, forKey: .kind)
         try container.encode(props, forKey: .props)

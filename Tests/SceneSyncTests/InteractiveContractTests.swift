@@ -25,11 +25,11 @@ struct InteractiveContractTests {
 
         override func makeContent() -> [ViewNode] {
             [.table(id: "table", label: "Things", sections: [.section(id: "section", children: [
-                .row(id: "selected", title: "Answers select", onSelect: {}),
+                .row(id: "selected", title: "Answers select").onSelect {},
                 .row(id: "still", title: "Answers nothing"),
                 .row(id: Self.keyed.id(for: "a"), title: "Keyed"),
-                .row(id: "deletable", title: "Says deletable", deletable: true,
-                     actions: [ViewNode.RowAction("share", label: "Share"), ViewNode.RowAction("pin", label: "Pin") {}]),
+                .row(id: "deletable", title: "Says deletable").deletable()
+                    .rowActions([ViewNode.RowAction("share", label: "Share"), ViewNode.RowAction("pin", label: "Pin") {}]),
             ])]),
             .button(id: "button-answered", label: "Go", onTap: {}),
             .button(id: "button-unanswered", label: "Nowhere"),

@@ -44,11 +44,12 @@ import Testing
             .table(id: "t", label: "T", editing: true, sections: [
                 .section(id: "s", header: "H", footer: "F", children: [
                     .row(id: "r", title: "T", subtitle: "S", detail: "D", image: "/i.png", countdown: Date(timeIntervalSince1970: 60),
-                         time: Date(timeIntervalSince1970: 30), badge: "3", disclosure: true, deletable: true, movable: true, actions: [.init("open", label: "Open")]),
+                         time: Date(timeIntervalSince1970: 30), badge: "3")
+                        .disclosure().deletable().movable().rowActions([.init("open", label: "Open")]),
                 ]),
             ]),
             .form(id: "f", sections: []),
-            .textField(id: "x", label: "L", value: "V", draft: "D", placeholder: "P", inputMode: .numeric, hint: "H", error: "E", staged: true),
+            .textField(id: "x", label: "L", value: "V", draft: "D", placeholder: "P", inputMode: .numeric).hint("H").error("E").staged(),
             .label(id: "l", label: "L", value: "V"),
             .button(id: "u", label: "U", role: .destructive, disabled: true),
             .image(id: "i", source: "/i.png", alternative: "A"),

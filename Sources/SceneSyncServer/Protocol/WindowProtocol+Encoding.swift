@@ -19,46 +19,54 @@ struct MessageJSONWriter {
     }
 
     /// Writes `message`, keys sorted, as one JSON object.
+    ///
+    /// Every key is named by the enum its type's `Codable` conformance uses
+    /// (`ServerMessage.CodingKeys`, ``Patch/WireKey``, ``ViewNode/WireKey``), so the names are
+    /// spelled once; the order they are written in is this writer's own, the order of their bytes.
     mutating func write(_ message: ServerMessage) throws(InvalidNumber) {
         switch message {
         case let .welcome(session, app, title, time):
-            key("app", first: true); string(app)
-            key("session"); string(session)
-            key("time"); try value(.time(time))
-            key("title"); string(title)
+            key(Message.app, first: true); string(app)
+            key(Message.session); string(session)
+            key(Message.time); try value(.time(time))
+            key(Message.title); string(title)
             type(.welcome)
         case let .render(root, seq, route):
-            key("root", first: true); try node(root)
-            key("route"); string(route)
-            key("seq"); sequences(seq)
+            key(Message.root, first: true); try node(root)
+            key(Message.route); string(route)
+            key(Message.seq); sequences(seq)
             type(.render)
         case let .patch(ops, seq):
-            key("ops", first: true); try patches(ops)
-            key("seq"); sequences(seq)
+            key(Message.ops, first: true); try patches(ops)
+            key(Message.seq); sequences(seq)
             type(.patch)
         case let .resumed(seq):
-            key("seq", first: true); sequences(seq)
+            key(Message.seq, first: true); sequences(seq)
             type(.resumed)
         case let .ack(ref):
-            key("ref", first: true); integer(ref)
+            key(Message.ref, first: true); integer(ref)
             type(.ack)
         case let .error(ref, code, message):
-            key("code", first: true); string(code)
-            key("message"); string(message)
-            if let ref { key("ref"); integer(ref) }
+            key(Message.code, first: true); string(code)
+            key(Message.message); string(message)
+            if let ref { key(Message.ref); integer(ref) }
             type(.error)
         case let .open(url):
-            // "type" sorts before "url", so this one is written out.
-            raw(#"{"type":"open","url":"#); string(url)
-            raw(#","v":"#); integer(WindowProtocol.version)
-            bytes.append(UInt8(ascii: "}"))
+            // "type" sorts before "url", so this one is written out of the usual order.
+            key(Message.type, first: true); quoted(WindowProtocol.MessageType.open.rawValue)
+            key(Message.url); string(url)
+            version()
         case let .shutdown(retryAfter):
-            key("retryAfter", first: true); integer(retryAfter)
+            key(Message.retryAfter, first: true); integer(retryAfter)
             type(.shutdown)
         case .pong:
             type(.pong, first: true)
         }
     }
+
+    private typealias Message = ServerMessage.CodingKeys
+    private typealias PatchKey = Patch.WireKey
+    private typealias NodeKey = ViewNode.WireKey
 
     /// Writes the patches of a `patch` message as a JSON array.
     mutating func patches(_ ops: [Patch]) throws(InvalidNumber) {
@@ -74,40 +82,42 @@ struct MessageJSONWriter {
     mutating func patch(_ patch: Patch) throws(InvalidNumber) {
         switch patch {
         case let .insert(parent, index, node):
-            key("index", first: true); integer(index)
-            key("node"); try self.node(node)
+            key(PatchKey.index, first: true); integer(index)
+            key(PatchKey.node); try self.node(node)
             operation(.insert)
-            key("parent"); string(parent)
+            key(PatchKey.parent); string(parent)
         case let .remove(id):
-            key("id", first: true); string(id)
+            key(PatchKey.id, first: true); string(id)
             operation(.remove)
         case let .move(id, index):
-            key("id", first: true); string(id)
-            key("index"); integer(index)
+            key(PatchKey.id, first: true); string(id)
+            key(PatchKey.index); integer(index)
             operation(.move)
         case let .replace(id, node, transition):
-            key("id", first: true); string(id)
-            key("node"); try self.node(node)
+            key(PatchKey.id, first: true); string(id)
+            key(PatchKey.node); try self.node(node)
             operation(.replace)
-            if let transition { key("transition"); string(transition.rawValue) }
+            if let transition { key(PatchKey.transition); string(transition.rawValue) }
         case let .set(id, props):
-            key("id", first: true); string(id)
+            key(PatchKey.id, first: true); string(id)
             operation(.set)
-            key("props"); try object(props)
+            key(PatchKey.props); try object(props)
         }
         bytes.append(UInt8(ascii: "}"))
     }
 
     /// Writes a node and its children; its keys in order: children, id, kind, props.
     mutating func node(_ node: ViewNode) throws(InvalidNumber) {
-        raw(#"{"children":["#)
+        key(NodeKey.children, first: true)
+        bytes.append(UInt8(ascii: "["))
         for (index, child) in node.children.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
             try self.node(child)
         }
-        raw(#"],"id":"#); string(node.id)
-        raw(#","kind":"#); string(node.kind.rawValue)
-        raw(#","props":"#); try object(node.props)
+        bytes.append(UInt8(ascii: "]"))
+        key(NodeKey.id); string(node.id)
+        key(NodeKey.kind); quoted(node.kind.rawValue)
+        key(NodeKey.props); try object(node.props)
         bytes.append(UInt8(ascii: "}"))
     }
 
@@ -176,32 +186,37 @@ struct MessageJSONWriter {
     // MARK: - Pieces
 
     /// The key `name` with its colon, after a comma unless it is the object's first (which opens
-    /// the object). Keys here are plain ASCII and need no escaping.
-    private mutating func key(_ name: StaticString, first: Bool = false) {
+    /// the object). Keys are plain ASCII and need no escaping.
+    private mutating func key(_ name: some CodingKey, first: Bool = false) {
         bytes.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
-        bytes.append(UInt8(ascii: "\""))
-        raw(name)
-        bytes.append(UInt8(ascii: "\""))
+        quoted(name.stringValue)
         bytes.append(UInt8(ascii: ":"))
+    }
+
+    /// `text` in quotes, unescaped: only for names that are plain ASCII without quotes, slashes
+    /// or backslashes (keys, operations, kinds, message types).
+    private mutating func quoted(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: text.utf8)
+        bytes.append(UInt8(ascii: "\""))
     }
 
     /// The key "op" and a patch's operation.
     private mutating func operation(_ op: Patch.Op) {
-        key("op")
-        // An operation's name is plain ASCII.
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: op.rawValue.utf8)
-        bytes.append(UInt8(ascii: "\""))
+        key(PatchKey.op)
+        quoted(op.rawValue)
     }
 
     /// The last two keys of every message, "type" and "v", and the closing brace.
     private mutating func type(_ type: WindowProtocol.MessageType, first: Bool = false) {
-        key("type", first: first)
-        // A message type's name is plain ASCII.
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: type.rawValue.utf8)
-        bytes.append(UInt8(ascii: "\""))
-        raw(#","v":"#)
+        key(Message.type, first: first)
+        quoted(type.rawValue)
+        version()
+    }
+
+    /// The key "v" with the protocol's version, and the closing brace.
+    private mutating func version() {
+        key(Message.v)
         integer(WindowProtocol.version)
         bytes.append(UInt8(ascii: "}"))
     }

@@ -108,7 +108,7 @@ final class MenuScreen: ScreenController {
     override func makeContent() -> [ViewNode] {
         [.table(id: "categories", label: "Categories", sections: [
             .section(id: "categories-section", children: DinerCoordinator.categories.keys.sorted().map {
-                name in .row(id: Self.row(name), title: name, disclosure: true) { [weak self] in await self?.coordinator?.showCategory(name) }
+                name in .row(id: Self.row(name), title: name).disclosure().onSelect { [weak self] in await self?.coordinator?.showCategory(name) }
             }),
         ])]
     }
@@ -129,7 +129,7 @@ final class CategoryScreen: ScreenController {
 
     override func makeContent() -> [ViewNode] {
         [.table(id: "dishes", label: title, sections: [.section(id: "dishes-section", children: dishes.map { dish in
-            .row(id: Self.row(dish), title: dish) { [weak self] in try await self?.order.append(dish, origin: self?.origin) }
+            .row(id: Self.row(dish), title: dish).onSelect { [weak self] in try await self?.order.append(dish, origin: self?.origin) }
         })])]
     }
 }

@@ -230,8 +230,9 @@ public class ConversationListScreen: ScreenController {
     private func row(for id: UUID) -> ViewNode? {
         guard let entry = entries[id] else { return nil }
         return .row(id: NodeID.row(id), title: entry.conversation.title, subtitle: subtitle(entry),
-                    time: entry.last?.sentAt ?? entry.conversation.startedAt, badge: badge(id), selected: id == selectedConversation,
-                    actions: [.init(Self.openInNewWindow, label: "Open in New Window")])
+                    time: entry.last?.sentAt ?? entry.conversation.startedAt, badge: badge(id))
+            .selected(id == selectedConversation)
+            .rowActions([.init(Self.openInNewWindow, label: "Open in New Window")])
     }
 
     private func rowProps(_ id: UUID) -> [ViewNode.Property: ViewValue] {

@@ -67,12 +67,15 @@ public final class NewConversationScreen: ScreenController {
         let others = known.isEmpty ? "No one else has signed in yet." : "People here: \(known.prefix(12).joined(separator: ", "))\(known.count > 12 ? ", …" : "")."
         return [.form(id: "new-conversation-form", sections: [
             .section(id: "new-conversation-fields", footer: "Separate names with commas. \(others)", children: [
-                .textField(id: NodeID.title, label: "Title", value: "", draft: draft(for: NodeID.title), placeholder: "Weekend plans",
-                           error: errors[NodeID.title], staged: true,
-                           onCommit: { [weak self] text in try await self?.commit(text, in: NodeID.title) }),
+                .textField(id: NodeID.title, label: "Title", value: "", draft: draft(for: NodeID.title), placeholder: "Weekend plans")
+                    .error(errors[NodeID.title])
+                    .staged()
+                    .onCommit { [weak self] text in try await self?.commit(text, in: NodeID.title) },
                 .textField(id: NodeID.participants, label: "Participants", value: "", draft: draft(for: NodeID.participants),
-                           placeholder: "Names, separated by commas", error: errors[NodeID.participants], staged: true,
-                           onCommit: { [weak self] text in try await self?.commit(text, in: NodeID.participants) }),
+                           placeholder: "Names, separated by commas")
+                    .error(errors[NodeID.participants])
+                    .staged()
+                    .onCommit { [weak self] text in try await self?.commit(text, in: NodeID.participants) },
             ]),
         ])]
     }

@@ -43,8 +43,8 @@ public final class SignInScreen: ScreenController {
             .section(id: "sign-in-section", header: "Who is chatting?",
                      footer: "Every window of this browser chats as you. Another browser, or another browser profile, is another person.",
                      children: [
-                         .textField(id: Self.field, label: "Your Name", value: "", draft: draft(for: Self.field), placeholder: "Required",
-                                    onCommit: { [weak self] name in try await self?.signIn(name) }),
+                         .textField(id: Self.field, label: "Your Name", value: "", draft: draft(for: Self.field), placeholder: "Required")
+                             .onCommit { [weak self] name in try await self?.signIn(name) },
                          .button(id: Self.button, label: "Sign In", role: .primary) { [weak self] in try await self?.signInWithDraft() },
                      ]),
         ])]

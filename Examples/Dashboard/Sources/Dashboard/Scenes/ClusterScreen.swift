@@ -127,7 +127,8 @@ public class ClusterScreen: ScreenController {
     /// A row for a window.
     func windowRow(_ window: NodeReport.Window, subtitle: String) -> ViewNode {
         .row(id: NodeID.window(window.session), title: window.route ?? "Nothing shown yet", subtitle: subtitle,
-             detail: DashboardText.state(of: window), disclosure: true)
+             detail: DashboardText.state(of: window))
+            .disclosure()
     }
 
     // MARK: - The list pane
@@ -137,7 +138,8 @@ public class ClusterScreen: ScreenController {
         let rows = snapshot.nodes.map { report in
             ViewNode.row(id: NodeID.node(report.node), title: report.node,
                          subtitle: DashboardText.windows(report.apps.reduce(0) { $0 + $1.windowCount }),
-                         detail: DashboardText.uptime(since: report.startedAt, now: now), disclosure: true)
+                         detail: DashboardText.uptime(since: report.startedAt, now: now))
+                .disclosure()
         }
         let empty = ViewNode.emptyState(id: NodeID.noNodes, title: "No Nodes", message: "No node has reported yet.")
         return .section(id: NodeID.nodes, header: "Nodes", footer: snapshot.problem, children: rows.isEmpty ? [empty] : rows)
@@ -149,7 +151,8 @@ public class ClusterScreen: ScreenController {
             let last = app.logs.map { DashboardText.sequence($0.lastSequence) }.joined(separator: ", ")
             return .row(id: NodeID.app(app.name), title: app.title,
                         subtitle: [DashboardText.windows(app.windowCount), last.isEmpty ? "no log" : last].joined(separator: " · "),
-                        detail: DashboardText.number(app.eventsPerSecond), disclosure: true)
+                        detail: DashboardText.number(app.eventsPerSecond))
+                .disclosure()
         })
     }
 

@@ -64,19 +64,20 @@ public final class ItemDetailScreen: ScreenController {
         guard let item else { return [.emptyState(id: "item-missing", title: "This item no longer exists.")] }
         return [.form(id: NodeID.form, sections: [
             .section(id: NodeID.fields, children: [
-                .textField(id: NodeID.name, label: "Name", value: item.name, draft: draft(for: NodeID.name),
-                           error: errors[NodeID.name]) { [weak self] text in
-                    try await self?.commit(ItemChanges(name: text), typed: text, in: NodeID.name)
-                },
+                .textField(id: NodeID.name, label: "Name", value: item.name, draft: draft(for: NodeID.name))
+                    .error(errors[NodeID.name])
+                    .onCommit { [weak self] text in try await self?.commit(ItemChanges(name: text), typed: text, in: NodeID.name) },
                 .textField(id: NodeID.serialNumber, label: "Serial Number", value: item.serialNumber ?? "",
-                           draft: draft(for: NodeID.serialNumber), placeholder: "None", error: errors[NodeID.serialNumber]) { [weak self] text in
-                    try await self?.commit(ItemChanges(serialNumber: text), typed: text, in: NodeID.serialNumber)
-                },
+                           draft: draft(for: NodeID.serialNumber), placeholder: "None")
+                    .error(errors[NodeID.serialNumber])
+                    .onCommit { [weak self] text in
+                        try await self?.commit(ItemChanges(serialNumber: text), typed: text, in: NodeID.serialNumber)
+                    },
                 .textField(id: NodeID.value, label: "Value", value: String(item.valueInDollars),
-                           draft: draft(for: NodeID.value), inputMode: .numeric, hint: "In whole dollars, such as 250",
-                           error: errors[NodeID.value]) { [weak self] text in
-                    try await self?.commit(ItemChanges(value: text), typed: text, in: NodeID.value)
-                },
+                           draft: draft(for: NodeID.value), inputMode: .numeric)
+                    .hint("In whole dollars, such as 250")
+                    .error(errors[NodeID.value])
+                    .onCommit { [weak self] text in try await self?.commit(ItemChanges(value: text), typed: text, in: NodeID.value) },
                 .label(id: NodeID.dateCreated, label: "Date Created", value: Self.format(item.dateCreated)),
             ])
         ])]

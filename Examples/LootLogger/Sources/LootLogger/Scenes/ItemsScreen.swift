@@ -161,8 +161,11 @@ public final class ItemsScreen: ScreenController {
     }
 
     private func row(for item: Item) -> ViewNode {
-        .row(id: NodeID.row(item.key), title: item.name, subtitle: item.serialNumber, detail: Self.dollars(item.valueInDollars),
-             disclosure: true, deletable: true, movable: true, actions: [.init(Self.openInNewWindow, label: "Open in New Window")])
+        .row(id: NodeID.row(item.key), title: item.name, subtitle: item.serialNumber, detail: Self.dollars(item.valueInDollars))
+            .disclosure()
+            .deletable()
+            .movable()
+            .rowActions([.init(Self.openInNewWindow, label: "Open in New Window")])
     }
 
     // MARK: - Intents

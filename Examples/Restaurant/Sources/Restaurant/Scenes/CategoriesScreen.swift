@@ -43,7 +43,8 @@ public final class CategoriesScreen: ScreenController {
             .section(id: NodeID.section, children: menu.categories.map { category in
                 let count = menu.items(in: category).count
                 return .row(id: NodeID.row(category), title: Menu.title(of: category),
-                            subtitle: "\(count) \(count == 1 ? "dish" : "dishes")", disclosure: true)
+                            subtitle: "\(count) \(count == 1 ? "dish" : "dishes")")
+                    .disclosure()
             }),
         ])]
     }

@@ -52,7 +52,8 @@ public final class MenuItemsScreen: ScreenController {
         [.table(id: NodeID.table, label: title, sections: [
             .section(id: NodeID.section, children: items.map { item in
                 .row(id: NodeID.row(item.id), title: item.name, detail: Money.format(cents: item.priceInCents),
-                     image: pictures.url(for: item.id), disclosure: true)
+                     image: pictures.url(for: item.id))
+                    .disclosure()
             }),
         ])]
     }

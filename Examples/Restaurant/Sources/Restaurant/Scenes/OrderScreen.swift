@@ -111,15 +111,17 @@ public final class OrderScreen: ScreenController {
 
     private func row(for line: OrderLine) -> ViewNode {
         .row(id: NodeID.line(line.id), title: line.name, detail: Money.format(cents: line.priceInCents),
-             image: pictures.url(for: line.menuItemID), deletable: true, movable: true)
+             image: pictures.url(for: line.menuItemID))
+            .deletable()
+            .movable()
     }
 
     private func row(for order: KitchenOrder) -> ViewNode {
         let count = order.lines.count
         return .row(id: NodeID.kitchenOrder(order.number), title: "Order #\(order.number)",
                     subtitle: "\(count) \(count == 1 ? "dish" : "dishes") · \(Money.format(cents: order.totalInCents))",
-                    detail: order.isReady ? "Ready" : nil, countdown: order.isReady ? nil : order.readyAt,
-                    actions: order.isReady ? [.init(Self.pickedUp, label: "Picked Up")] : [])
+                    detail: order.isReady ? "Ready" : nil, countdown: order.isReady ? nil : order.readyAt)
+            .rowActions(order.isReady ? [.init(Self.pickedUp, label: "Picked Up")] : [])
     }
 
     private func barButtons(editing: Bool) -> [ViewNode] {
