@@ -33,7 +33,8 @@ open class ScreenController {
     private var paneBarsWithBack: Set<String> = []
     /// Handlers for keyed rows: given a row's node id, the handlers for its key.
     private var rowHandlers: [@MainActor (String) -> NodeActions?] = []
-    private var followTasks: [Task<Void, Never>] = []
+    /// Stops following each model the screen follows.
+    private var unfollows: [@MainActor @Sendable () -> Void] = []
     private var tasks: [Task<Void, Never>] = []
     /// Reloading after the screen fell behind a model's log, and whether to do it again.
     private var reloadTask: Task<Void, Never>?
@@ -48,8 +49,16 @@ open class ScreenController {
     }
 
     deinit {
-        for task in tasks + followTasks { task.cancel() }
+        for task in tasks { task.cancel() }
         reloadTask?.cancel()
+        let unfollows = self.unfollows
+        if !unfollows.isEmpty { Task { @MainActor in for unfollow in unfollows { unfollow() } } }
+    }
+
+    /// Stops following every model the screen follows.
+    private func stopFollowing() {
+        for unfollow in unfollows { unfollow() }
+        unfollows = []
     }
 
     /// Loads what the screen shows (a model's snapshot) and starts following its events with
@@ -118,6 +127,10 @@ open class ScreenController {
     /// the screen was loaded from), calling `handler` on the main actor for each, until the screen
     /// leaves its stack or its scene disconnects.
     ///
+    /// Every screen on this node that follows `controller` shares one subscription to it: a change
+    /// is handed to the main actor once, and each screen's handler is called in turn, so a change
+    /// shown in a thousand windows costs one hand-over, not a thousand.
+    ///
     /// If the log can no longer catch the screen up (it fell too far behind and the log was
     /// trimmed), the screen stops following, ``load()`` runs again from a fresh snapshot, and the
     /// window is drawn afresh: a screen never stops following silently.
@@ -128,23 +141,15 @@ open class ScreenController {
     ) {
         let app = controller.app
         noteApplied(snapshot, for: app)
-        followTasks.append(Task { @MainActor [weak self] in
-            do {
-                for try await envelope in controller.events(after: snapshot) {
-                    guard let self else { return }
-                    self.noteApplied(envelope.sequence, for: app)
-                    handler(envelope)
-                }
-            } catch {
-                guard !Task.isCancelled else { return }
-                if case SubscriptionError.tooOld = error {} else {
-                    // The log could not be read: try again shortly rather than at once.
-                    try? await Task.sleep(for: .seconds(1))
-                    guard !Task.isCancelled else { return }
-                }
-                self?.reloadAfterFallingBehind()
-            }
+        let feed = ModelFeed.shared(for: controller, startingAfter: snapshot)
+        let follower = feed.add(after: snapshot, handler: { [weak self] envelope in
+            guard let self else { return }
+            self.noteApplied(envelope.sequence, for: app)
+            handler(envelope)
+        }, fellBehind: { [weak self] in
+            self?.reloadAfterFallingBehind()
         })
+        unfollows.append { feed.remove(follower) }
     }
 
     /// Handles every row of `rows` at once, given the row's key: selection, deletion and moves in
@@ -224,8 +229,7 @@ open class ScreenController {
         reloadTask = Task { @MainActor [weak self] in
             while let screen = self, screen.needsReload, !Task.isCancelled {
                 screen.needsReload = false
-                for task in screen.followTasks { task.cancel() }
-                screen.followTasks = []
+                screen.stopFollowing()
                 await screen.load()
                 if screen.isVisible { screen.window?.redraw() }
             }
@@ -270,10 +274,10 @@ open class ScreenController {
 
     func stop() {
         willBeRemoved()
-        for task in tasks + followTasks { task.cancel() }
+        for task in tasks { task.cancel() }
         reloadTask?.cancel()
         tasks = []
-        followTasks = []
+        stopFollowing()
         // Handlers may hold the screen; a screen out of its stack answers nothing.
         actionTable = [:]
     }

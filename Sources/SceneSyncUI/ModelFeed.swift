@@ -1,0 +1,235 @@
+import SceneSync
+
+/// One subscription to a model controller's events on this node, shared by every screen that
+/// follows the controller, in every window.
+///
+/// A thousand windows that show LootLogger's list follow one controller. Were each to subscribe
+/// on its own, every change would be handed over a thousand times on the model actor and wake a
+/// thousand tasks on the main actor. A feed reads the events once and calls each follower's
+/// handler in turn, on the main actor, in one pass: per change there is one hand-over and one
+/// wake-up, whatever the number of windows. A window catching up from the log does not read the
+/// log itself either: the feed keeps its most recent events (``recentLimit``) and replays to a
+/// follower what it missed since its snapshot. Only a follower whose snapshot is older than that
+/// gets a subscription of its own, from the log.
+///
+/// Screens reach the feed through ``ScreenController/follow(_:from:_:)``; nothing else needs it.
+@MainActor
+final class ModelFeed<State: ModelState> {
+    typealias Envelope = EventEnvelope<State.Event>
+
+    /// How many of the latest events a feed keeps to catch a new follower up.
+    static var recentLimit: Int { 512 }
+
+    /// One follower: its handler and the last sequence number it was given.
+    @MainActor
+    final class Follower {
+        fileprivate var after: UInt64
+        fileprivate let handler: @MainActor (Envelope) -> Void
+        fileprivate let fellBehind: @MainActor () -> Void
+        fileprivate var isActive = true
+        /// Whether it is reading the log by itself, behind the feed, and must not be served live
+        /// events out of order meanwhile.
+        fileprivate var readsAlone = false
+
+        fileprivate init(after: UInt64, handler: @escaping @MainActor (Envelope) -> Void,
+                         fellBehind: @escaping @MainActor () -> Void) {
+            self.after = after
+            self.handler = handler
+            self.fellBehind = fellBehind
+        }
+    }
+
+    let controller: ModelController<State>
+    /// The sequence number of the last event the feed handed out (or started after).
+    private(set) var position: UInt64
+    private var followers: [ObjectIdentifier: Follower] = [:]
+    /// Followers in the order they joined, so that windows are served in a stable order.
+    private var order: [Follower] = []
+    /// The latest events, oldest first, at most ``recentLimit``.
+    private var recent: [Envelope] = []
+    private var recentStart = 0
+    private var reading: Task<Void, Never>?
+    /// Followers whose snapshot is behind the feed, to be given what they missed.
+    private var lagging: [Follower] = []
+    private var catchingUp: Task<Void, Never>?
+
+    private init(controller: ModelController<State>, after sequence: UInt64) {
+        self.controller = controller
+        position = sequence
+    }
+
+    /// The feed of `controller` on this node, made and started on first use.
+    static func shared(for controller: ModelController<State>, startingAfter sequence: UInt64) -> ModelFeed {
+        let key = ObjectIdentifier(controller)
+        if let feed = ModelFeeds.live[key]?.feed as? ModelFeed { return feed }
+        let feed = ModelFeed(controller: controller, after: sequence)
+        ModelFeeds.live[key] = ModelFeeds.Entry(feed: feed)
+        feed.start()
+        return feed
+    }
+
+    /// How many followers the feed serves.
+    var followerCount: Int { followers.count }
+
+    /// Adds a follower of the events after `snapshot`.
+    ///
+    /// A snapshot ahead of the feed skips the events it already holds; one behind is caught up
+    /// from the feed's recent events before the next live one (or from a subscription of its own
+    /// when those do not reach back far enough). `fellBehind` is called, and the follower
+    /// dropped, if the feed cannot go on: the follower should start again from a fresh snapshot.
+    func add(after snapshot: UInt64, handler: @escaping @MainActor (Envelope) -> Void,
+             fellBehind: @escaping @MainActor () -> Void) -> Follower {
+        let follower = Follower(after: snapshot, handler: handler, fellBehind: fellBehind)
+        followers[ObjectIdentifier(follower)] = follower
+        order.append(follower)
+        if snapshot < position {
+            lagging.append(follower)
+            scheduleCatchUp()
+        }
+        return follower
+    }
+
+    /// Removes a follower; the feed stops reading once it has none.
+    func remove(_ follower: Follower) {
+        guard follower.isActive else { return }
+        follower.isActive = false
+        followers[ObjectIdentifier(follower)] = nil
+        if let index = order.lastIndex(where: { $0 === follower }) { order.remove(at: index) }
+        if followers.isEmpty { stop() }
+    }
+
+    // MARK: - Reading
+
+    private func start() {
+        let events = controller.events(after: position)
+        reading = Task { @MainActor [weak self] in
+            do {
+                for try await envelope in events {
+                    guard let self else { return }
+                    self.deliver(envelope)
+                }
+            } catch {
+                guard !Task.isCancelled else { return }
+                if case SubscriptionError.tooOld = error {} else {
+                    // The log could not be read: the followers start over shortly rather than at once.
+                    try? await Task.sleep(for: .seconds(1))
+                    guard !Task.isCancelled else { return }
+                }
+                self?.fail()
+            }
+        }
+    }
+
+    private func deliver(_ envelope: Envelope) {
+        catchUpLagging()
+        position = envelope.sequence
+        remember(envelope)
+        // A handler may add or remove followers: those it adds start after this event, and those
+        // it removes are not served.
+        for follower in order where follower.isActive && !follower.readsAlone && envelope.sequence > follower.after {
+            follower.after = envelope.sequence
+            follower.handler(envelope)
+        }
+    }
+
+    private func remember(_ envelope: Envelope) {
+        if recent.count < Self.recentLimit {
+            recent.append(envelope)
+        } else {
+            recent[recentStart] = envelope
+            recentStart = (recentStart + 1) % Self.recentLimit
+        }
+    }
+
+    /// The feed stops for good; every follower starts over.
+    private func fail() {
+        let dropped = order
+        stop()
+        for follower in dropped where follower.isActive {
+            follower.isActive = false
+            follower.fellBehind()
+        }
+    }
+
+    private func stop() {
+        reading?.cancel()
+        catchingUp?.cancel()
+        reading = nil
+        followers = [:]
+        order = []
+        lagging = []
+        let key = ObjectIdentifier(controller)
+        if ModelFeeds.live[key]?.feed === self { ModelFeeds.live[key] = nil }
+    }
+
+    // MARK: - Catching up
+
+    private func scheduleCatchUp() {
+        guard catchingUp == nil else { return }
+        catchingUp = Task { @MainActor [weak self] in
+            self?.catchingUp = nil
+            self?.catchUpLagging()
+        }
+    }
+
+    /// Gives each lagging follower the events it missed, from the recent ones, or a subscription
+    /// of its own when they do not reach back far enough.
+    private func catchUpLagging() {
+        guard !lagging.isEmpty else { return }
+        let waiting = lagging
+        lagging = []
+        let oldest = recent.isEmpty ? position + 1 : recent[recentStart].sequence
+        for follower in waiting where follower.isActive && follower.after < position {
+            if follower.after + 1 >= oldest {
+                for index in 0..<recent.count {
+                    let envelope = recent[(recentStart + index) % recent.count]
+                    guard follower.isActive, envelope.sequence > follower.after else { continue }
+                    follower.after = envelope.sequence
+                    follower.handler(envelope)
+                }
+            } else {
+                followAlone(follower)
+            }
+        }
+    }
+
+    /// A follower too far behind for the recent events reads the log by itself until it has
+    /// caught up with the feed, then the feed serves it again.
+    private func followAlone(_ follower: Follower) {
+        let target = position
+        let events = controller.events(after: follower.after)
+        follower.readsAlone = true
+        Task { @MainActor [weak self] in
+            do {
+                for try await envelope in events {
+                    guard follower.isActive else { return }
+                    guard envelope.sequence > follower.after else { continue }
+                    follower.after = envelope.sequence
+                    follower.handler(envelope)
+                    if envelope.sequence >= target {
+                        follower.readsAlone = false
+                        // The feed may have moved on meanwhile: what it handed out since is replayed.
+                        if let self, follower.after < self.position { self.lagging.append(follower); self.catchUpLagging() }
+                        return
+                    }
+                }
+            } catch {
+                guard follower.isActive else { return }
+                self?.remove(follower)
+                follower.isActive = false
+                follower.fellBehind()
+            }
+        }
+    }
+}
+
+/// The feeds live on this node, by model controller.
+@MainActor
+enum ModelFeeds {
+    /// A feed, held for as long as it has followers.
+    struct Entry {
+        let feed: AnyObject
+    }
+
+    static var live: [ObjectIdentifier: Entry] = [:]
+}

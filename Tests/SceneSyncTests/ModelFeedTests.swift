@@ -1,0 +1,107 @@
+import Foundation
+import Logging
+import SceneSync
+import SceneSyncSQLite
+@testable import SceneSyncUI
+import Testing
+
+/// Screens on one node that follow one model controller share one subscription to it, and each
+/// still gets every event after its own snapshot, once and in order.
+@MainActor
+@Suite struct ModelFeedTests {
+    /// What one follower was given.
+    final class Received {
+        var sequences: [UInt64] = []
+        var fellBehind = 0
+    }
+
+    func open() async throws -> ModelController<Journal> {
+        try await ModelController(app: "feed", storage: try SQLiteStorage.inMemory(), logger: Logger(label: "feed"))
+    }
+
+    func follow(_ controller: ModelController<Journal>, after snapshot: UInt64) -> (ModelFeed<Journal>, ModelFeed<Journal>.Follower, Received) {
+        let received = Received()
+        let feed = ModelFeed.shared(for: controller, startingAfter: snapshot)
+        let follower = feed.add(after: snapshot, handler: { received.sequences.append($0.sequence) },
+                                fellBehind: { received.fellBehind += 1 })
+        return (feed, follower, received)
+    }
+
+    func waitUntil(_ what: @autoclosure () -> String, _ condition: @MainActor () -> Bool) async throws {
+        let started = ContinuousClock.now
+        while !condition() {
+            guard ContinuousClock.now - started < .seconds(30) else { throw WaitTimeout(what: what()) }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
+    struct WaitTimeout: Error { let what: String }
+
+    @Test func manyFollowersShareOneSubscriptionAndEachGetsEveryEventInOrder() async throws {
+        let controller = try await open()
+        let followers = (0..<50).map { _ in follow(controller, after: 0) }
+        #expect(followers.allSatisfy { $0.0 === followers[0].0 })
+        for index in 0..<20 { try await controller.append("line \(index)") }
+        try await waitUntil("every follower has every event") { followers.allSatisfy { $0.2.sequences.count == 20 } }
+        #expect(controller.subscriberCount == 1)
+        #expect(followers.allSatisfy { $0.2.sequences == Array(1...20) })
+
+        for (feed, follower, _) in followers { feed.remove(follower) }
+        try await waitUntil("the subscription to end with the last follower") { controller.subscriberCount == 0 }
+    }
+
+    @Test func aFollowerWhoseSnapshotIsBehindTheFeedIsGivenWhatItMissedFirst() async throws {
+        let controller = try await open()
+        let (_, first, early) = follow(controller, after: 0)
+        for index in 0..<5 { try await controller.append("line \(index)") }
+        try await waitUntil("the first follower is at 5") { early.sequences.count == 5 }
+
+        // Loaded at 2, joins once the feed is at 5: 3, 4 and 5 come from the feed's recent events.
+        let (feed, _, late) = follow(controller, after: 2)
+        try await controller.append("line 5")
+        try await waitUntil("both at 6") { early.sequences.last == 6 && late.sequences.last == 6 }
+        #expect(late.sequences == [3, 4, 5, 6])
+        #expect(early.sequences == Array(1...6))
+        #expect(controller.subscriberCount == 1)
+        feed.remove(first)
+    }
+
+    @Test func aFollowerAheadOfTheFeedSkipsWhatItsSnapshotHolds() async throws {
+        let controller = try await open()
+        let (_, _, early) = follow(controller, after: 0)
+        for index in 0..<3 { try await controller.append("line \(index)") }
+        // A snapshot at 3 that may reach the feed before the feed hands out 1 to 3.
+        let (_, _, ahead) = follow(controller, after: 3)
+        try await controller.append("line 3")
+        try await waitUntil("both at 4") { early.sequences.last == 4 && ahead.sequences.last == 4 }
+        #expect(ahead.sequences == [4])
+        #expect(early.sequences == [1, 2, 3, 4])
+    }
+
+    @Test func aFollowerBehindTheFeedsRecentEventsReadsTheLogUntilItCatchesUp() async throws {
+        let controller = try await open()
+        let count = ModelFeed<Journal>.recentLimit + 40
+        try await controller.perform(origin: nil) { _ in (0..<count).map { .appended("line \($0)", index: $0) } }
+        // The feed starts at the head, so it holds none of the events before it.
+        let (_, _, current) = follow(controller, after: UInt64(count))
+        let (_, _, late) = follow(controller, after: 1)
+        try await waitUntil("the late follower caught up from the log: \(late.sequences.count)") { late.sequences.last == UInt64(count) }
+        try await controller.append("after")
+        try await waitUntil("both have the next one") { current.sequences.last == UInt64(count + 1) && late.sequences.last == UInt64(count + 1) }
+        #expect(late.sequences == Array(2...UInt64(count + 1)))
+        #expect(current.sequences == [UInt64(count + 1)])
+        #expect(late.fellBehind == 0 && current.fellBehind == 0)
+    }
+
+    @Test func aRemovedFollowerIsGivenNothingMore() async throws {
+        let controller = try await open()
+        let (feed, gone, removed) = follow(controller, after: 0)
+        let (_, _, stays) = follow(controller, after: 0)
+        try await controller.append("one")
+        try await waitUntil("both at 1") { removed.sequences == [1] && stays.sequences == [1] }
+        feed.remove(gone)
+        try await controller.append("two")
+        try await waitUntil("the other at 2") { stays.sequences == [1, 2] }
+        #expect(removed.sequences == [1])
+    }
+}
