@@ -47,7 +47,15 @@ public enum StrictJSON: Equatable, Sendable {
     ///
     /// - Throws: ``Invalid`` with the first problem and its byte offset.
     public static func parse(_ data: Data) throws(Invalid) -> StrictJSON {
-        var reader = Reader(bytes: [UInt8](data))
+        try parse(bytes: [UInt8](data))
+    }
+
+    /// Parses a whole JSON text given as its UTF-8 bytes: one value, with only white space
+    /// around it.
+    ///
+    /// - Throws: ``Invalid`` with the first problem and its byte offset.
+    public static func parse(bytes: [UInt8]) throws(Invalid) -> StrictJSON {
+        var reader = Reader(bytes: bytes)
         let value = try reader.value(depth: 0)
         reader.skipWhitespace()
         guard reader.isAtEnd else { throw reader.invalid("text after the value") }

@@ -37,7 +37,7 @@ extension SceneSyncServer {
     private func serveWindow(
         _ runtime: AppRuntime, client: String, channel: any Channel, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
     ) async throws {
-        let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(configuration.outboundBufferLimit))
+        let (stream, continuation) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .bufferingOldest(configuration.outboundBufferLimit))
         let queue = OutboundBudget.Queue(budget: outboundBudget)
         let socket = WindowConnection.Socket(outbound: continuation, queue: queue, drop: { channel.close(promise: nil) })
         guard let connection = await runtime.openConnection(client: client, socket: socket) else {
@@ -45,13 +45,14 @@ extension SceneSyncServer {
             return
         }
         let logger = configuration.logger
+        let maximumFrameSize = configuration.maximumFrameSize
         var failure: (any Error)?
         await withDiscardingTaskGroup { group in
             group.addTask {
                 do {
-                    for await text in stream {
-                        try await outbound.writeTextMessage(text)
-                        queue.release(text.utf8.count)
+                    for await bytes in stream {
+                        try await Self.writeText(bytes, to: outbound, maximumFrameSize: maximumFrameSize)
+                        queue.release(bytes.readableBytes)
                     }
                     if let reason = await connection.closeReason {
                         try await outbound.close(reason.code, reason: reason.text)
@@ -62,13 +63,17 @@ extension SceneSyncServer {
                 await connection.writerDidFinish()
             }
             do {
+                // The reader keeps the window's rate limit and decodes its messages, so the main
+                // actor only handles what is decoded and allowed.
+                var bucket = TokenBucket(runtime.settings.rateLimit)
                 for try await message in inbound.messages(maxSize: configuration.maximumFrameSize) {
                     socket.heard.set()
                     guard case let .text(text) = message else {
                         await connection.refuseBinaryMessage()
                         break
                     }
-                    guard await connection.receive(Data(text.utf8)) else { break }
+                    let read = bucket.take() ? WindowConnection.read(text) : .overRateLimit
+                    guard await connection.receive(read) else { break }
                 }
             } catch {
                 logger.warning("Closed a window's socket for a message the WebSocket refuses", metadata: ["error": "\(error)"])
@@ -77,6 +82,24 @@ extension SceneSyncServer {
             await connection.didClose()
         }
         if let failure { throw failure }
+    }
+}
+
+extension SceneSyncServer {
+    /// Writes one text message whose bytes are already encoded, without copying them: in one
+    /// frame, or in frames of at most `maximumFrameSize` bytes when it is larger (a first render
+    /// of a long list).
+    static func writeText(_ bytes: ByteBuffer, to outbound: WebSocketOutboundWriter, maximumFrameSize: Int) async throws {
+        guard bytes.readableBytes > maximumFrameSize else {
+            return try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: bytes)))
+        }
+        var rest = bytes
+        var opcode = WebSocketOpcode.text
+        repeat {
+            let part = rest.readSlice(length: min(maximumFrameSize, rest.readableBytes))!
+            try await outbound.write(.custom(WebSocketFrame(fin: rest.readableBytes == 0, opcode: opcode, data: part)))
+            opcode = .continuation
+        } while rest.readableBytes > 0
     }
 }
 

@@ -1,38 +1,40 @@
+import NIOCore
 import SceneSyncUI
 
-/// Encodes an app's messages for its windows, reusing the text of a recent patch when a window is
-/// sent the same one.
+/// Encodes an app's messages for its windows into bytes ready for a WebSocket frame, reusing the
+/// bytes of a recent patch when a window is sent the same one.
 ///
 /// When a model changes, every window that shows it is sent a patch, one after another on the
 /// main actor, and windows that show the same screen are sent the same one, with the same
 /// sequence numbers: only the first of them is encoded. Windows that show the same screen to
 /// different people (a chat's "You:" in one, "Ana:" in another) are sent a few different patches,
 /// interleaved; the last ``recentPatchCount`` are kept, so each of those is encoded once too.
-/// Comparing costs a fraction of encoding.
+/// Comparing costs a fraction of encoding. The bytes are a `ByteBuffer` that every window's frame
+/// shares: a thousand windows sent one patch hold one copy of it, not a thousand.
 struct SharedPatchEncoder {
     /// Patches encoded to more text than this are not kept for the next window.
     static let sharedPatchLimit = 64 * 1024
     /// How many of the last distinct patches are kept.
     static let recentPatchCount = 16
 
-    /// The last patches encoded, and their text, the newest first.
-    private var recent: [(message: ServerMessage, text: String)] = []
+    /// The last patches encoded, and their bytes, the newest first.
+    private var recent: [(message: ServerMessage, bytes: ByteBuffer)] = []
     /// How many patches were encoded rather than reused.
     private(set) var patchEncodings = 0
 
-    /// Encodes `message`, or reuses the text of a recent patch if this is the same patch.
-    mutating func encode(_ message: ServerMessage) -> String {
-        guard case .patch = message else { return WindowProtocol.encodeText(message) }
-        if let kept = recent.first(where: { $0.message == message }) { return kept.text }
+    /// Encodes `message`, or reuses the bytes of a recent patch if this is the same patch.
+    mutating func encode(_ message: ServerMessage) -> ByteBuffer {
+        guard case .patch = message else { return WindowProtocol.encodeBuffer(message) }
+        if let kept = recent.first(where: { $0.message == message }) { return kept.bytes }
         patchEncodings += 1
-        let text = WindowProtocol.encodeText(message)
-        guard text.utf8.count <= Self.sharedPatchLimit else { return text }
+        let bytes = WindowProtocol.encodeBuffer(message)
+        guard bytes.readableBytes <= Self.sharedPatchLimit else { return bytes }
         // A newer sequence number makes every kept patch stale for good.
         if case let .patch(_, seq) = message, case let .patch(_, keptSeq)? = recent.first?.message, keptSeq != seq {
             recent.removeAll()
         }
-        recent.insert((message, text), at: 0)
+        recent.insert((message, bytes), at: 0)
         if recent.count > Self.recentPatchCount { recent.removeLast() }
-        return text
+        return bytes
     }
 }

@@ -19,12 +19,39 @@ extension WindowConnection {
         static let notAnswered = "notAnswered"
     }
 
+    /// A window's message as its socket's reader made it out, before the main actor sees it.
+    enum Inbound: Sendable {
+        /// A message the protocol accepts.
+        case message(ClientMessage)
+        /// A message the protocol refuses, and why.
+        case refused(WindowProtocolError)
+        /// A message over the window's rate limit, dropped unread.
+        case overRateLimit
+    }
+
+    /// Reads one message a window sent, off the main actor, so that decoding a thousand windows'
+    /// messages never holds up the windows' updates.
+    nonisolated static func read(_ text: String) -> Inbound {
+        do throws(WindowProtocolError) {
+            return .message(try WindowProtocol.decodeClientMessage(text: text))
+        } catch {
+            return .refused(error)
+        }
+    }
+
     /// Handles one message from the window, in the order they arrive.
     ///
     /// - Returns: whether to keep reading from the window.
-    func receive(_ data: Data) async -> Bool {
+    func receive(_ inbound: Inbound) async -> Bool {
         guard phase != .closed else { return false }
-        guard bucket.take() else {
+        let message: ClientMessage
+        switch inbound {
+        case let .message(decoded):
+            message = decoded
+        case let .refused(error):
+            refuse(code: error.code, message: error.description)
+            return phase != .closed
+        case .overRateLimit:
             if !warnedOfFlood {
                 warnedOfFlood = true
                 let limit = runtime.settings.rateLimit
@@ -34,13 +61,6 @@ extension WindowConnection {
             }
             send(.error(ref: nil, code: ErrorCode.rateLimited, message: "Too many messages: this one was dropped."))
             return true
-        }
-        let message: ClientMessage
-        do throws(WindowProtocolError) {
-            message = try WindowProtocol.decodeClientMessage(data)
-        } catch {
-            refuse(code: error.code, message: error.description)
-            return phase != .closed
         }
         switch (phase, message) {
         case let (.awaitingHello, .hello(hello)):

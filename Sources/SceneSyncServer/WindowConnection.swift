@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import SceneSync
 import SceneSyncUI
 import Synchronization
@@ -32,8 +33,9 @@ final class WindowConnection: WindowOutlet {
 
     /// The window's end of its WebSocket: the queue its writer drains, and a way to drop it.
     struct Socket: Sendable {
-        /// What the writer task writes, in order.
-        let outbound: AsyncStream<String>.Continuation
+        /// What the writer task writes, in order: each message's encoded bytes, shared with every
+        /// other window sent the same message.
+        let outbound: AsyncStream<ByteBuffer>.Continuation
         /// The bytes on `outbound` not written yet, counted against the server's budget.
         let queue: OutboundBudget.Queue
         /// Closes the TCP connection at once, whatever is unwritten.
@@ -100,7 +102,6 @@ final class WindowConnection: WindowOutlet {
     var actionSession: SceneSession.ID?
     /// Whether the window said it was closing for good (`pagehide`, not a reload).
     var saidClosing = false
-    var bucket: TokenBucket
     /// How many of the window's messages the protocol refused.
     var violations = 0
     /// Whether the log has said this window sends more than its rate limit.
@@ -118,7 +119,6 @@ final class WindowConnection: WindowOutlet {
         self.runtime = runtime
         self.client = client
         self.socket = socket
-        bucket = TokenBucket(runtime.settings.rateLimit)
         logger = runtime.logger
         let timeout = runtime.settings.helloTimeout
         helloDeadline = Task { [weak self] in
@@ -140,10 +140,10 @@ final class WindowConnection: WindowOutlet {
 
     func send(_ message: ServerMessage) {
         guard phase != .closed, !isFlushed else { return }
-        let text = runtime.encoder.encode(message)
-        let size = text.utf8.count
+        let bytes = runtime.encoder.encode(message)
+        let size = bytes.readableBytes
         guard socket.queue.reserve(size) else { return overflow() }
-        if case .dropped = socket.outbound.yield(text) {
+        if case .dropped = socket.outbound.yield(bytes) {
             socket.queue.release(size)
             overflow()
         }

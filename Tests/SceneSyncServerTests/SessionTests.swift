@@ -12,6 +12,10 @@ import Testing
         let window = try await server.openWindow()
         let session = try #require(window.session)
         try await window.close()
+        // A reconnect comes after the server has seen the socket close: until then the session's
+        // window is still connected, and a second window asking for it gets one of its own.
+        let runtime = try #require(server.server.runtime(named: TallyAppDelegate.app))
+        try await window.waitUntil("the scene to disconnect") { runtime.application.connectedScenes.isEmpty }
 
         let again = try await window.reconnect()
         guard case let .welcome(welcomed, _, _, _) = try await again.next(.welcome) else { Issue.record("no welcome"); return }

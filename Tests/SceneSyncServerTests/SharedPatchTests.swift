@@ -1,3 +1,4 @@
+import NIOCore
 import SceneSync
 @testable import SceneSyncUI
 @testable import SceneSyncServer
@@ -9,13 +10,13 @@ import Testing
 @Suite struct SharedPatchTests {
     private static let row = ViewNode(id: "item-1", kind: .row, props: ["title": "Spork", "detail": "$7"])
 
-    @Test func theSamePatchForTheNextWindowIsTheSameText() {
+    @Test func theSamePatchForTheNextWindowIsTheSameBytes() {
         let patch = ServerMessage.patch(ops: [.insert(parent: "items", index: 0, node: Self.row)], seq: ["lootlogger": 5])
         // Built again, as the next window's screen builds its own.
         let again = ServerMessage.patch(ops: [.insert(parent: "items", index: 0, node: Self.row)], seq: ["lootlogger": 5])
         var encoder = SharedPatchEncoder()
         let first = encoder.encode(patch)
-        #expect(first == WindowProtocol.encodeText(patch))
+        #expect(first == WindowProtocol.encodeBuffer(patch))
         #expect(encoder.encode(again) == first)
         #expect(encoder.encode(patch) == first)
         #expect(encoder.patchEncodings == 1)
@@ -27,18 +28,18 @@ import Testing
         let theirs = ServerMessage.patch(ops: [.set(id: "row", props: ["subtitle": "Ana: Hi"])], seq: ["chat": 5])
         var encoder = SharedPatchEncoder()
         for _ in 0..<10 {
-            #expect(encoder.encode(mine) == WindowProtocol.encodeText(mine))
-            #expect(encoder.encode(theirs) == WindowProtocol.encodeText(theirs))
+            #expect(encoder.encode(mine) == WindowProtocol.encodeBuffer(mine))
+            #expect(encoder.encode(theirs) == WindowProtocol.encodeBuffer(theirs))
         }
         #expect(encoder.patchEncodings == 2)
         let others = (0..<SharedPatchEncoder.recentPatchCount).map {
             ServerMessage.patch(ops: [.set(id: "row", props: ["subtitle": .string("\($0)")])], seq: ["chat": 5])
         }
         for other in others { _ = encoder.encode(other) }
-        #expect(encoder.encode(mine) == WindowProtocol.encodeText(mine), "pushed out, encoded again")
+        #expect(encoder.encode(mine) == WindowProtocol.encodeBuffer(mine), "pushed out, encoded again")
         #expect(encoder.patchEncodings == 3 + others.count)
         let next = ServerMessage.patch(ops: [.set(id: "row", props: ["subtitle": "You: Hi"])], seq: ["chat": 6])
-        #expect(encoder.encode(next) == WindowProtocol.encodeText(next))
+        #expect(encoder.encode(next) == WindowProtocol.encodeBuffer(next))
     }
 
     @Test func aChangeShownInManyWindowsIsEncodedOnce() async throws {
@@ -68,8 +69,8 @@ import Testing
         var encoder = SharedPatchEncoder()
         for variant in variants {
             _ = encoder.encode(base)
-            #expect(encoder.encode(variant) == WindowProtocol.encodeText(variant))
-            #expect(encoder.encode(base) == WindowProtocol.encodeText(base))
+            #expect(encoder.encode(variant) == WindowProtocol.encodeBuffer(variant))
+            #expect(encoder.encode(base) == WindowProtocol.encodeBuffer(base))
         }
     }
 
@@ -78,10 +79,10 @@ import Testing
         let large = ServerMessage.patch(ops: [.replace(id: "items", node: ViewNode(id: "items", kind: .table, children: rows), transition: nil)],
                                         seq: ["lootlogger": 9])
         var encoder = SharedPatchEncoder()
-        let text = encoder.encode(large)
-        #expect(text.utf8.count > SharedPatchEncoder.sharedPatchLimit)
-        #expect(text == WindowProtocol.encodeText(large))
-        #expect(encoder.encode(large) == text)
+        let bytes = encoder.encode(large)
+        #expect(bytes.readableBytes > SharedPatchEncoder.sharedPatchLimit)
+        #expect(bytes == WindowProtocol.encodeBuffer(large))
+        #expect(encoder.encode(large) == bytes)
         #expect(encoder.patchEncodings == 2)
     }
 }

@@ -1,5 +1,6 @@
 public import Foundation
 public import SceneSyncUI
+import NIOCore
 import SceneSync
 
 /// The messages between a window (the browser's renderer) and the scene that drives it: every
@@ -27,9 +28,21 @@ public enum WindowProtocol {
     /// appears once, and a message has only its type's fields.
     public static func decodeClientMessage(_ data: Data) throws(WindowProtocolError) -> ClientMessage {
         guard data.count <= maximumMessageSize else { throw .tooLarge(size: data.count, limit: maximumMessageSize) }
+        return try decodeClientMessage(bytes: [UInt8](data))
+    }
+
+    /// Decodes a message a window sent as WebSocket text, as ``decodeClientMessage(_:)`` does,
+    /// copying its bytes once.
+    public static func decodeClientMessage(text: String) throws(WindowProtocolError) -> ClientMessage {
+        let size = text.utf8.count
+        guard size <= maximumMessageSize else { throw .tooLarge(size: size, limit: maximumMessageSize) }
+        return try decodeClientMessage(bytes: Array(text.utf8))
+    }
+
+    private static func decodeClientMessage(bytes: [UInt8]) throws(WindowProtocolError) -> ClientMessage {
         let json: StrictJSON
         do {
-            json = try StrictJSON.parse(data)
+            json = try StrictJSON.parse(bytes: bytes)
         } catch {
             throw .malformed("not JSON: \(error.reason) at byte \(error.offset)")
         }
@@ -45,6 +58,11 @@ public enum WindowProtocol {
     /// Encodes a message for a window as text, ready for a WebSocket text frame.
     public static func encodeText(_ message: ServerMessage) -> String {
         String(decoding: encodedBytes(message), as: UTF8.self)
+    }
+
+    /// Encodes a message for a window into a buffer, ready for a WebSocket text frame.
+    static func encodeBuffer(_ message: ServerMessage) -> ByteBuffer {
+        ByteBuffer(bytes: encodedBytes(message))
     }
 
     private static func encodedBytes(_ message: ServerMessage) -> [UInt8] {
@@ -261,6 +279,7 @@ public enum ServerMessage: Equatable, Sendable, Encodable {
     /// Answer to a ping.
     case pong
 
+    /// The keys of a message's JSON object, spelled once for both encoders.
     enum CodingKeys: String, CodingKey {
         case type, v, session, app, title, time, root, seq, route, ops, ref, code, message, url, retryAfter
     }
