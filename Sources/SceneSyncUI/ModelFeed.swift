@@ -1,4 +1,4 @@
-import SceneSync
+public import SceneSync
 
 /// One subscription to a model controller's events on this node, shared by every screen that
 /// follows the controller, in every window.
@@ -52,6 +52,13 @@ final class ModelFeed<State: ModelState> {
     /// Followers whose snapshot is behind the feed, to be given what they missed.
     private var lagging: [Follower] = []
     private var catchingUp: Task<Void, Never>?
+    /// The model's state as of ``stateSequence``, once a screen has asked for it: applied once
+    /// per event here, for every screen on the node to read rather than keep a copy of its own.
+    private(set) var state: State?
+    private(set) var stateSequence: UInt64 = 0
+    /// Values worked out once per event for every follower (see ``once(_:_:)``), and the event.
+    private var memo: [String: Any] = [:]
+    private var memoSequence: UInt64 = 0
 
     private init(controller: ModelController<State>, after sequence: UInt64) {
         self.controller = controller
@@ -60,10 +67,37 @@ final class ModelFeed<State: ModelState> {
 
     /// The feed of `controller` on this node, made and started on first use.
     static func shared(for controller: ModelController<State>, startingAfter sequence: UInt64) -> ModelFeed {
-        let key = ObjectIdentifier(controller)
-        if let feed = ModelFeeds.live[key]?.feed as? ModelFeed { return feed }
+        if let feed = live(controller) { return feed }
+        return start(controller, after: sequence, state: nil)
+    }
+
+    /// The feed of `controller` on this node with the model's state loaded, made and started on
+    /// first use.
+    static func sharingState(of controller: ModelController<State>) async -> ModelFeed {
+        while true {
+            if let feed = live(controller) {
+                _ = await feed.sharedState()
+                // The feed may have stopped meanwhile, its last follower gone.
+                if live(controller) === feed { return feed }
+                continue
+            }
+            let snapshot = await controller.snapshot()
+            guard live(controller) == nil else { continue }
+            return start(controller, after: snapshot.sequence, state: snapshot.state)
+        }
+    }
+
+    private static func live(_ controller: ModelController<State>) -> ModelFeed? {
+        ModelFeeds.live[ObjectIdentifier(controller)]?.feed as? ModelFeed
+    }
+
+    private static func start(_ controller: ModelController<State>, after sequence: UInt64, state: State?) -> ModelFeed {
         let feed = ModelFeed(controller: controller, after: sequence)
-        ModelFeeds.live[key] = ModelFeeds.Entry(feed: feed)
+        if let state {
+            feed.state = state
+            feed.stateSequence = sequence
+        }
+        ModelFeeds.live[ObjectIdentifier(controller)] = ModelFeeds.Entry(feed: feed)
         feed.start()
         return feed
     }
@@ -124,12 +158,61 @@ final class ModelFeed<State: ModelState> {
         catchUpLagging()
         position = envelope.sequence
         remember(envelope)
+        applyToState(envelope)
+        startEvent(envelope.sequence)
         // A handler may add or remove followers: those it adds start after this event, and those
         // it removes are not served.
         for follower in order where follower.isActive && !follower.readsAlone && envelope.sequence > follower.after {
             follower.after = envelope.sequence
             follower.handler(envelope)
         }
+    }
+
+    private func applyToState(_ envelope: Envelope) {
+        guard state != nil, envelope.sequence > stateSequence else { return }
+        _ = state!.apply(envelope.event)
+        stateSequence = envelope.sequence
+    }
+
+    private func startEvent(_ sequence: UInt64) {
+        guard memoSequence != sequence else { return }
+        memoSequence = sequence
+        if !memo.isEmpty { memo.removeAll(keepingCapacity: true) }
+    }
+
+    /// `make()`'s value, worked out once for the event being handed out and shared by every
+    /// follower that asks for it under `key` while handling that event.
+    func once<Value>(_ key: String, _ make: () -> Value) -> Value {
+        if let kept = memo[key] as? Value { return kept }
+        let value = make()
+        memo[key] = value
+        return value
+    }
+
+    /// The model's state, applied once per event for every screen on the node, and the sequence
+    /// number it is at. The first call loads it from a snapshot.
+    func sharedState() async -> (state: State, sequence: UInt64) {
+        while state == nil {
+            let snapshot = await controller.snapshot()
+            guard state == nil else { break }
+            // Events the feed handed out while the snapshot was read are in it, or are applied
+            // from the recent ones; if those do not reach back far enough, read it again.
+            let missed = recentEnvelopes(after: snapshot.sequence, through: position)
+            guard let missed else { continue }
+            var loaded = snapshot.state
+            for envelope in missed { _ = loaded.apply(envelope.event) }
+            state = loaded
+            stateSequence = max(snapshot.sequence, position)
+        }
+        return (state!, stateSequence)
+    }
+
+    /// The recent events after `start` through `end`, or `nil` if they no longer reach back that far.
+    private func recentEnvelopes(after start: UInt64, through end: UInt64) -> [Envelope]? {
+        guard end > start else { return [] }
+        let ordered = (0..<recent.count).map { recent[(recentStart + $0) % recent.count] }
+        guard let first = ordered.first, first.sequence <= start + 1 else { return nil }
+        return ordered.filter { $0.sequence > start && $0.sequence <= end }
     }
 
     private func remember(_ envelope: Envelope) {
@@ -158,6 +241,8 @@ final class ModelFeed<State: ModelState> {
         followers = [:]
         order = []
         lagging = []
+        state = nil
+        memo = [:]
         let key = ObjectIdentifier(controller)
         if ModelFeeds.live[key]?.feed === self { ModelFeeds.live[key] = nil }
     }
@@ -178,17 +263,15 @@ final class ModelFeed<State: ModelState> {
         guard !lagging.isEmpty else { return }
         let waiting = lagging
         lagging = []
-        let oldest = recent.isEmpty ? position + 1 : recent[recentStart].sequence
         for follower in waiting where follower.isActive && follower.after < position {
-            if follower.after + 1 >= oldest {
-                for index in 0..<recent.count {
-                    let envelope = recent[(recentStart + index) % recent.count]
-                    guard follower.isActive, envelope.sequence > follower.after else { continue }
-                    follower.after = envelope.sequence
-                    follower.handler(envelope)
-                }
-            } else {
+            guard let missed = recentEnvelopes(after: follower.after, through: position) else {
                 followAlone(follower)
+                continue
+            }
+            for envelope in missed where follower.isActive {
+                follower.after = envelope.sequence
+                startEvent(envelope.sequence)
+                follower.handler(envelope)
             }
         }
     }
@@ -205,6 +288,7 @@ final class ModelFeed<State: ModelState> {
                     guard follower.isActive else { return }
                     guard envelope.sequence > follower.after else { continue }
                     follower.after = envelope.sequence
+                    self?.startEvent(envelope.sequence)
                     follower.handler(envelope)
                     if envelope.sequence >= target {
                         follower.readsAlone = false
@@ -232,4 +316,41 @@ enum ModelFeeds {
     }
 
     static var live: [ObjectIdentifier: Entry] = [:]
+}
+
+/// A model's state as every screen on this node shares it: one copy, applied once per event,
+/// however many windows show it.
+///
+/// A screen gets one from ``ScreenController/follow(sharing:_:)`` and reads ``state`` when it
+/// draws, instead of keeping a copy of the rows: a thousand windows on a 10,000-row list hold the
+/// list once. Read it, do not store parts of it: a kept array is copied when the next event
+/// changes it.
+@MainActor
+public final class SharedModel<State: ModelState> {
+    private let feed: ModelFeed<State>
+
+    init(feed: ModelFeed<State>) {
+        self.feed = feed
+    }
+
+    /// The model's state, with every event handed out so far applied.
+    public var state: State {
+        // A shared model exists only once its feed has the state.
+        feed.state ?? State()
+    }
+
+    /// The sequence number of the last event applied to ``state``.
+    public var sequence: UInt64 { feed.stateSequence }
+
+    /// `make()`'s value, worked out once per event for every screen that asks for it under `key`
+    /// while handling that event: the patches a list's screens send alike, say. The key must name
+    /// everything the value depends on besides the event and the shared state (a screen in edit
+    /// mode and one not, if their patches differ).
+    ///
+    /// ```swift
+    /// let patches = model.once("items") { patches(for: envelope.event) }
+    /// ```
+    public func once<Value>(_ key: String, _ make: () -> Value) -> Value {
+        feed.once(key, make)
+    }
 }

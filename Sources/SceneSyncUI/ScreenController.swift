@@ -104,7 +104,7 @@ open class ScreenController {
     public func update(_ patches: [Patch]) {
         guard isVisible, !patches.isEmpty else { return }
         for patch in patches { noteActions(of: patch) }
-        window?.send(patches.map(checked))
+        window?.send(checked(patches))
     }
 
     /// Changes the navigation bar's title.
@@ -139,9 +139,34 @@ open class ScreenController {
         from snapshot: UInt64,
         _ handler: @escaping @MainActor (EventEnvelope<State.Event>) -> Void
     ) {
-        let app = controller.app
+        join(ModelFeed.shared(for: controller, startingAfter: snapshot), after: snapshot, handler)
+    }
+
+    /// Follows a model controller with its state shared by every screen on this node: the
+    /// returned model's ``SharedModel/state`` is applied once per event, before `handler` is
+    /// called with the event, and the screen reads it rather than keeping a copy of its own.
+    /// Call it from ``load()``; the screen is in step with the state it returns.
+    ///
+    /// ```swift
+    /// model = await follow(sharing: store.controller) { [weak self] envelope in
+    ///     self?.apply(envelope.event)
+    /// }
+    /// ```
+    public func follow<State: ModelState>(
+        sharing controller: ModelController<State>,
+        _ handler: @escaping @MainActor (EventEnvelope<State.Event>) -> Void
+    ) async -> SharedModel<State> {
+        let feed = await ModelFeed.sharingState(of: controller)
+        join(feed, after: feed.stateSequence, handler)
+        return SharedModel(feed: feed)
+    }
+
+    /// Follows `feed`'s events after `snapshot` until the screen stops following.
+    private func join<State: ModelState>(
+        _ feed: ModelFeed<State>, after snapshot: UInt64, _ handler: @escaping @MainActor (EventEnvelope<State.Event>) -> Void
+    ) {
+        let app = feed.controller.app
         noteApplied(snapshot, for: app)
-        let feed = ModelFeed.shared(for: controller, startingAfter: snapshot)
         let follower = feed.add(after: snapshot, handler: { [weak self] envelope in
             guard let self else { return }
             self.noteApplied(envelope.sequence, for: app)
@@ -294,13 +319,21 @@ open class ScreenController {
 
     // MARK: - Only what answers is interactive
 
-    /// `patch` with its nodes ``checked(_:)-(ViewNode)``.
-    private func checked(_ patch: Patch) -> Patch {
-        switch patch {
-        case let .insert(parent, index, node): .insert(parent: parent, index: index, node: checked(node))
-        case let .replace(id, node, transition): .replace(id: id, node: checked(node), transition: transition)
-        case .remove, .move, .set: patch
+    /// `patches` with their nodes checked: the same array when that changes nothing, as it does
+    /// for every window of a screen whose handlers answer what it offers, so that windows sent
+    /// one patch share it down to its encoded bytes.
+    private func checked(_ patches: [Patch]) -> [Patch] {
+        var result: [Patch]?
+        for (index, patch) in patches.enumerated() {
+            let changed: Patch? = switch patch {
+            case let .insert(parent, at, node): changedByCheck(node).map { .insert(parent: parent, index: at, node: $0) }
+            case let .replace(id, node, transition): changedByCheck(node).map { .replace(id: id, node: $0, transition: transition) }
+            case .remove, .move, .set: nil
+            }
+            if result == nil, changed != nil { result = Array(patches[..<index]) }
+            result?.append(changed ?? patch)
         }
+        return result ?? patches
     }
 
     /// `node` as a window may use it: every interactive part it offers is kept only if a handler
@@ -309,14 +342,24 @@ open class ScreenController {
     /// is a developer's mistake: it is logged once for the screen and taken away (a button is
     /// disabled, a field read-only), so that no user is shown an action that cannot be done.
     private func checked(_ node: ViewNode) -> ViewNode {
+        changedByCheck(node) ?? node
+    }
+
+    /// `node` checked, or `nil` when checking changes nothing in it.
+    private func changedByCheck(_ node: ViewNode) -> ViewNode? {
         var node = node
+        var changed = false
         switch node.kind {
         case .row:
-            if !answers(.select, on: node.id) { node[.selectable] = .bool(false) }
+            if !answers(.select, on: node.id) {
+                node[.selectable] = .bool(false)
+                changed = true
+            }
             for (property, name) in [(ViewNode.Property.deletable, ActionName.delete), (.movable, .move)]
             where node[property]?.bool == true && !answers(name, on: node.id) {
                 reportUnanswered(name, on: node)
                 node[property] = nil
+                changed = true
             }
             if case let .array(items)? = node[.actions] {
                 let kept = items.filter { item in
@@ -325,23 +368,42 @@ open class ScreenController {
                     reportUnanswered(name, on: node)
                     return false
                 }
-                node[.actions] = kept.isEmpty ? nil : .array(kept)
+                if kept.count != items.count {
+                    node[.actions] = kept.isEmpty ? nil : .array(kept)
+                    changed = true
+                }
             }
         case .button, .barButton:
             if node[.disabled]?.bool != true, !answers(.tap, on: node.id) {
                 reportUnanswered(.tap, on: node)
                 node[.disabled] = .bool(true)
+                changed = true
             }
         case .textField:
             if !answers(.commit, on: node.id) {
                 reportUnanswered(.commit, on: node)
                 node[.readOnly] = .bool(true)
+                changed = true
             }
         default:
             break
         }
-        if !node.children.isEmpty { node.children = node.children.map(checked) }
-        return node
+        if !node.children.isEmpty, let children = changedByCheck(node.children) {
+            node.children = children
+            changed = true
+        }
+        return changed ? node : nil
+    }
+
+    /// `nodes` checked, or `nil` when checking changes none of them.
+    private func changedByCheck(_ nodes: [ViewNode]) -> [ViewNode]? {
+        var result: [ViewNode]?
+        for (index, node) in nodes.enumerated() {
+            let changed = changedByCheck(node)
+            if result == nil, changed != nil { result = Array(nodes[..<index]) }
+            result?.append(changed ?? node)
+        }
+        return result
     }
 
     private func reportUnanswered(_ name: ActionName, on node: ViewNode) {

@@ -104,4 +104,50 @@ import Testing
         try await waitUntil("the other at 2") { stays.sequences == [1, 2] }
         #expect(removed.sequences == [1])
     }
+
+    @Test func screensSharingTheStateHoldOneCopyAppliedOncePerEventAndWorkOutSharedValuesOnce() async throws {
+        let controller = try await open()
+        try await controller.append("before")
+        let feed = await ModelFeed.sharingState(of: controller)
+        #expect(await ModelFeed.sharingState(of: controller) === feed)
+        #expect(feed.state?.lines == ["before"] && feed.stateSequence == 1)
+
+        var made: [UInt64: Int] = [:]
+        var seen: [[String]] = []
+        let followers = (0..<20).map { _ in
+            feed.add(after: feed.stateSequence, handler: { envelope in
+                let lines = feed.once("lines") {
+                    made[envelope.sequence, default: 0] += 1
+                    return feed.state?.lines ?? []
+                }
+                seen.append(lines)
+            }, fellBehind: {})
+        }
+        for index in 0..<5 { try await controller.append("line \(index)") }
+        try await waitUntil("every follower has every event: \(seen.count)") { seen.count == 100 }
+        #expect(feed.state == (await controller.snapshot()).state)
+        #expect(feed.stateSequence == 6)
+        #expect(made == [2: 1, 3: 1, 4: 1, 5: 1, 6: 1], "each event's value worked out once, for twenty followers")
+        #expect(seen.last == ["before", "line 0", "line 1", "line 2", "line 3", "line 4"])
+        for follower in followers { feed.remove(follower) }
+        #expect(feed.state == nil, "a feed with no followers lets go of the state")
+    }
+
+    @Test func aStateLoadedWhileEventsAreHandedOutIsInStepWithThem() async throws {
+        let controller = try await open()
+        let (feed, follower, early) = follow(controller, after: 0)
+        let writing = Task { for index in 0..<50 { try await controller.append("line \(index)") } }
+        try await waitUntil("some events out") { early.sequences.count >= 5 }
+        let shared = await ModelFeed.sharingState(of: controller)
+        #expect(shared === feed)
+        var applied: [UInt64] = []
+        let late = feed.add(after: feed.stateSequence, handler: { applied.append($0.sequence) }, fellBehind: {})
+        let joinedAt = feed.stateSequence
+        try await writing.value
+        try await waitUntil("all fifty out") { early.sequences.last == 50 && (applied.last ?? joinedAt) == 50 }
+        #expect(feed.state == (await controller.snapshot()).state)
+        #expect(applied == (joinedAt < 50 ? Array((joinedAt + 1)...50) : []))
+        feed.remove(follower)
+        feed.remove(late)
+    }
 }

@@ -45,9 +45,9 @@ public final class ItemsScreen: ScreenController {
     /// Who to tell what the user wants.
     public weak var delegate: (any ItemsScreenDelegate)?
     private let store: ItemStore
-    private var rows: [UUID] = []
-    private var items: [UUID: Item] = [:]
-    private var total = 0
+    /// The items, shared with every other item list on this node: a window holds no copy of them.
+    private var model: SharedModel<ItemsState>?
+    private var items: [Item] { model?.state.items ?? [] }
     /// Whether the list is in edit mode (delete buttons, reordering); part of the window's
     /// restoration activity, so a window comes back in it.
     public private(set) var isEditing: Bool
@@ -60,7 +60,7 @@ public final class ItemsScreen: ScreenController {
         setBarButtons(barButtons(editing: editing))
         handleRows(
             Self.rows,
-            shown: { [weak self] key in self?.items[key] != nil },
+            shown: { [weak self] key in self?.model?.state.index(of: key) != nil },
             onSelect: { [weak self] key in
                 guard let self else { return }
                 await delegate?.itemsScreen(self, didSelect: key)
@@ -82,71 +82,57 @@ public final class ItemsScreen: ScreenController {
     }
 
     public override func load() async {
-        let snapshot = await store.snapshot()
-        reset(snapshot.state)
-        follow(store.controller, from: snapshot.sequence) { [weak self] envelope in
+        model = await follow(sharing: store.controller) { [weak self] envelope in
             self?.apply(envelope.event)
         }
     }
 
     public override func makeContent() -> [ViewNode] {
         [.table(id: NodeID.table, label: "Items", editing: isEditing, sections: [
-            .section(id: NodeID.section, footer: footer,
-                     children: rows.isEmpty ? [emptyState] : rows.compactMap { items[$0].map(row(for:)) })
+            .section(id: NodeID.section, footer: footer, children: items.isEmpty ? [emptyState] : items.map(row(for:)))
         ])]
     }
 
     /// How many items the screen shows.
     public var itemCount: Int { items.count }
 
+    /// Sends the window the patches for `event`, already applied to the shared state. Every item
+    /// list shows the same rows, so the patches are worked out once per event for all of them.
     private func apply(_ event: ItemEvent) {
+        guard isVisible, let model else { return }
+        update(model.once("lootlogger.items") { patches(for: event, in: model.state) })
+    }
+
+    private func patches(for event: ItemEvent, in state: ItemsState) -> [Patch] {
         var patches: [Patch] = []
         switch event {
-        case let .itemAdded(item, index):
-            guard items[item.key] == nil else { return }
-            if rows.isEmpty { patches.append(.remove(id: NodeID.empty)) }
-            let position = min(max(index, 0), rows.count)
-            rows.insert(item.key, at: position)
-            items[item.key] = item
-            total += item.valueInDollars
+        case let .itemAdded(item, _):
+            guard let position = state.index(of: item.key) else { return [] }
+            if state.items.count == 1 { patches.append(.remove(id: NodeID.empty)) }
             patches.append(.insert(parent: NodeID.section, index: position, node: row(for: item)))
-        case let .itemRemoved(key, index):
-            guard let item = items.removeValue(forKey: key) else { return }
-            if rows.indices.contains(index), rows[index] == key { rows.remove(at: index) } else { rows.removeAll { $0 == key } }
-            total -= item.valueInDollars
+        case let .itemRemoved(key, _):
+            guard state.index(of: key) == nil else { return [] }
             patches.append(.remove(id: NodeID.row(key)))
-            if rows.isEmpty { patches.append(.insert(parent: NodeID.section, index: 0, node: emptyState)) }
-        case let .itemMoved(key, from, to):
-            guard items[key] != nil else { return }
-            let position = rows.indices.contains(from) && rows[from] == key ? from : rows.firstIndex(of: key)!
-            rows.remove(at: position)
-            let target = min(max(to, 0), rows.count)
-            rows.insert(key, at: target)
-            patches.append(.move(id: NodeID.row(key), index: target))
+            if state.items.isEmpty { patches.append(.insert(parent: NodeID.section, index: 0, node: emptyState)) }
+        case let .itemMoved(key, _, _):
+            guard let position = state.index(of: key) else { return [] }
+            patches.append(.move(id: NodeID.row(key), index: position))
         case let .itemUpdated(item, changed):
-            guard let old = items[item.key] else { return }
-            items[item.key] = item
-            total += item.valueInDollars - old.valueInDollars
+            guard state.index(of: item.key) != nil else { return [] }
             var props: [ViewNode.Property: ViewValue] = [:]
             if changed.contains(.name) { props[.title] = .string(item.name) }
             if changed.contains(.serialNumber) { props[.subtitle] = item.serialNumber.map(ViewValue.string) ?? .null }
             if changed.contains(.valueInDollars) { props[.detail] = .string(Self.dollars(item.valueInDollars)) }
             patches.append(.set(NodeID.row(item.key), props))
-            guard changed.contains(.valueInDollars) else { return update(patches) }
+            guard changed.contains(.valueInDollars) else { return patches }
         }
         patches.append(.set(NodeID.section, .footer, to: .string(footer)))
-        update(patches)
-    }
-
-    private func reset(_ state: ItemsState) {
-        rows = state.items.map(\.key)
-        items = Dictionary(uniqueKeysWithValues: state.items.map { ($0.key, $0) })
-        total = state.totalValue
+        return patches
     }
 
     private var footer: String {
         let count = items.count
-        return "\(Dollars.grouped(count)) \(count == 1 ? "item" : "items") — \(Self.dollars(total)) total"
+        return "\(Dollars.grouped(count)) \(count == 1 ? "item" : "items") — \(Self.dollars(model?.state.totalValue ?? 0)) total"
     }
 
     private var emptyState: ViewNode {
