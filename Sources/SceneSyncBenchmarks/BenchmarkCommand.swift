@@ -16,7 +16,8 @@ struct BenchmarkCommand: AsyncParsableCommand {
             `scenesync-bench windows` measures browser windows against a real server instead, and \
             `scenesync-bench encoding` what encoding one message for a window costs.
             """,
-        subcommands: [WindowsBenchmark.self, EncodingBenchmark.self, WidgetBenchmark.self, ChatBenchmark.self, PostgresBenchmark.self])
+        subcommands: [WindowsBenchmark.self, EncodingBenchmark.self, WidgetBenchmark.self, ChatBenchmark.self, PostgresBenchmark.self,
+                      FloorServerCommand.self])
 
     @Option(help: "Intents per configuration with several writers, and for raw batched inserts.")
     var intents = 20_000

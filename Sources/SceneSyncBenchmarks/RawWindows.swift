@@ -23,11 +23,13 @@ struct RawWindows {
     /// Opens `count` windows of `app` on a thread of its own, runs `measure` with them there, and
     /// closes them: blocking in `poll(2)` is fine on such a thread, and would starve the
     /// cooperative pool. `measure` is given the windows and how long they took to connect.
-    /// `hello` gives window `index` its hello frame (a new, visible, focused window's by default).
+    /// `hello` gives window `index` its hello frame (a new, visible, focused window's by default);
+    /// `forwardedFor` the client address its upgrade request names in `X-Forwarded-For`, if any.
     static func measure<Result: Sendable>(
         _ count: Int, port: Int, app: String, batch: Int, thread name: String,
         portOf: @escaping @Sendable (Int) -> Int? = { _ in nil },
         hello: @escaping @Sendable (Int) -> [UInt8] = { _ in WindowsWebSocketFraming.hello },
+        forwardedFor: @escaping @Sendable (Int) -> String? = { _ in nil },
         _ measure: @escaping @Sendable (inout RawWindows, Duration) throws -> Result
     ) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
@@ -37,7 +39,8 @@ struct RawWindows {
                     var windows = RawWindows()
                     defer { windows.closeAll() }
                     let start = clock.now
-                    try windows.open(count, port: port, app: app, batch: batch, clock: clock, portOf: portOf, hello: hello)
+                    try windows.open(count, port: port, app: app, batch: batch, clock: clock, portOf: portOf, hello: hello,
+                                     forwardedFor: forwardedFor)
                     return try measure(&windows, start.duration(to: clock.now))
                 })
             }
@@ -51,7 +54,8 @@ struct RawWindows {
     mutating func open(
         _ count: Int, port defaultPort: Int, app: String, batch: Int, clock: ContinuousClock,
         portOf: (Int) -> Int? = { _ in nil },
-        hello: (Int) -> [UInt8] = { _ in WindowsWebSocketFraming.hello }
+        hello: (Int) -> [UInt8] = { _ in WindowsWebSocketFraming.hello },
+        forwardedFor: (Int) -> String? = { _ in nil }
     ) throws {
         while windows.count < count {
             let size = min(batch, count - windows.count)
@@ -59,7 +63,8 @@ struct RawWindows {
                 let port = portOf(windows.count) ?? defaultPort
                 let descriptor = try WindowsPOSIX.connect(port: port)
                 windows.append(Window(descriptor: descriptor, hello: hello(windows.count)))
-                try WindowsPOSIX.write(WindowsWebSocketFraming.upgradeRequest(port: port, app: app), to: descriptor)
+                let upgrade = WindowsWebSocketFraming.upgradeRequest(port: port, app: app, forwardedFor: forwardedFor(windows.count - 1))
+                try WindowsPOSIX.write(upgrade, to: descriptor)
             }
             try wait(for: Array(windows.count - size..<windows.count), what: "first renders", clock: clock) { _, message in
                 message.type == "render"

@@ -8,11 +8,14 @@ import Logging
 struct WindowsBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "windows",
-        abstract: "Measures fan-out latency, patch bytes and server memory per window against a real scenesync server.",
+        abstract: "Measures fan-out latency, server CPU, patch bytes and server memory per window against a real scenesync server.",
         discussion: """
             Starts the scenesync executable built next to this one (or --server) on a free port of \
             127.0.0.1 with a fresh data folder, once per list size, and stops it with SIGTERM. \
-            Linux only: the server's memory is read from /proc. Progress goes to standard error, \
+            Linux only: the server's memory and CPU time are read from /proc. Beside the raw \
+            windows it measures the fan-out floor (a bare WebSocket server writing the same patch \
+            to as many sockets, in a child process); Chat (--chat-windows) and the large run \
+            (--huge-windows) get servers of their own. Progress goes to standard error, \
             results to standard output. --markdown and --directory are scenesync-bench's own \
             options, and apply here too.
             """)
@@ -71,6 +74,24 @@ struct WindowsBenchmark: AsyncParsableCommand {
     @Option(help: "Seconds to listen to the Restaurant windows while a countdown shows.")
     var countdownSeconds = 10.0
 
+    @Option(help: "Raw windows connected to measure memory per window on each list size after the first (0 to skip).")
+    var listMemoryWindows = 200
+
+    @Flag(inversion: .prefixedNo, help: "Measure the fan-out floor beside the raw windows: the same patch written to as many sockets by a bare loop.")
+    var floor = true
+
+    @Option(help: "Chat windows a new message goes to, for its CPU per recipient (0 to skip).")
+    var chatWindows = 1_000
+
+    @Option(help: "Timed Chat messages, 100 ms apart.")
+    var chatRounds = 30
+
+    @Option(help: "Raw LootLogger windows for the large run: memory per window, fan-out latency and CPU (0 to skip).")
+    var hugeWindows = 0
+
+    @Option(help: "Timed rounds of the large run.")
+    var hugeRounds = 10
+
     @Option(help: "The scenesync executable (default: the one next to this executable).")
     var server: String?
 
@@ -82,6 +103,9 @@ struct WindowsBenchmark: AsyncParsableCommand {
         guard restaurantWindows >= 0, countdownSeconds > 0 else {
             throw ValidationError("--restaurant-windows cannot be negative, and --countdown-seconds must be positive.")
         }
+        guard listMemoryWindows >= 0, hugeWindows >= 0 else { throw ValidationError("--list-memory-windows and --huge-windows cannot be negative.") }
+        guard chatWindows == 0 || chatWindows >= 2 else { throw ValidationError("--chat-windows must be 0 (to skip Chat) or at least 2.") }
+        guard chatRounds > 0, hugeRounds > 0 else { throw ValidationError("--chat-rounds and --huge-rounds must be positive.") }
     }
 
     func run() async throws {
@@ -95,7 +119,9 @@ struct WindowsBenchmark: AsyncParsableCommand {
             warmup: warmup, interval: .milliseconds(intervalMs), pollInterval: .microseconds(pollMicroseconds),
             clientWindows: clientWindows, rawWindows: rawWindows, connectBatch: connectBatch, memoryWindows: memoryWindows, listSizes: listSizes.counts, seedWriters: seedWriters,
             settle: .milliseconds(Int(settleSeconds * 1_000)), restaurantWindows: restaurantWindows,
-            countdown: .milliseconds(Int(countdownSeconds * 1_000)), server: server, parent: scratchParent)
+            countdown: .milliseconds(Int(countdownSeconds * 1_000)), listMemoryWindows: listMemoryWindows, floor: floor,
+            chatWindows: chatWindows, chatRounds: chatRounds, hugeWindows: hugeWindows, hugeRounds: hugeRounds,
+            server: server, parent: scratchParent)
         let results = try await WindowsRun(settings: settings, logger: logger).run()
         let report = WindowsReport(context: context, results: results)
         print(report.plainText())
@@ -126,6 +152,16 @@ struct WindowsSettings: Sendable {
     let settle: Duration
     let restaurantWindows: Int
     let countdown: Duration
+    /// Raw windows for memory per window on each list size after the first; 0 for none.
+    let listMemoryWindows: Int
+    /// Whether to measure the fan-out floor beside the raw windows.
+    let floor: Bool
+    /// Chat windows; 0 for no Chat section.
+    let chatWindows: Int
+    let chatRounds: Int
+    /// Raw windows of the large run; 0 for none.
+    let hugeWindows: Int
+    let hugeRounds: Int
     let server: String?
     let parent: URL
 }

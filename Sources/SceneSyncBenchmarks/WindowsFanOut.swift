@@ -22,9 +22,15 @@ struct WindowsFanOutResult: Sendable {
     /// The mean time between two looks at the windows, the resolution of every latency above;
     /// `nil` for windows woken by the kernel.
     let meanPollGap: Duration?
+    /// The patch the last window received in the last timed round, exactly as received; raw
+    /// windows only. The fan-out floor sends these bytes.
+    var frame: WindowsWebSocketFraming.Message? = nil
 
     var round: LatencySummary? { LatencySummary(roundLatencies) }
     var serverCPUPerRound: Duration? { serverCPU.map { $0 / max(rounds, 1) } }
+    /// The server's CPU time over the timed rounds per window that received each round's change:
+    /// `serverCPU / (rounds × windows)`.
+    var serverCPUPerRecipient: Duration? { serverCPU.map { $0 / max(rounds * windows, 1) } }
     var perWindow: LatencySummary? { LatencySummary(windowLatencies) }
 }
 

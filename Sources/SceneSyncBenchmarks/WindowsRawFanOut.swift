@@ -23,16 +23,20 @@ struct WindowsRawFanOut: Sendable {
         }
     }
 
-    private func measure(_ windows: inout RawWindows, connectTime: Duration) throws -> WindowsFanOutResult {
+    /// Times the rounds on windows already open, on the thread that reads them.
+    func measure(_ windows: inout RawWindows, connectTime: Duration) throws -> WindowsFanOutResult {
         let clock = ContinuousClock()
         let count = windows.count
 
         var roundLatencies: [Duration] = []
         var windowLatencies: [Duration] = []
         var cpuBefore: Duration?
+        var frame: WindowsWebSocketFraming.Message?
         for round in 0..<(warmup + rounds) {
             if round == warmup { cpuBefore = WindowsServerProcess.cpuTime(pid: serverPID) }
-            let (sent, arrivals) = try Self.tapAdd(&windows, ref: round + 1, clock: clock, what: "the patch")
+            let (sent, arrivals) = try Self.tapAdd(&windows, ref: round + 1, clock: clock, what: "the patch") { index, message in
+                if index == count - 1 { frame = message }
+            }
             if round >= warmup {
                 let latencies = arrivals.map { sent.duration(to: $0) }
                 roundLatencies.append(latencies.max()!)
@@ -44,20 +48,25 @@ struct WindowsRawFanOut: Sendable {
         let cpuAfter = WindowsServerProcess.cpuTime(pid: serverPID)
         return WindowsFanOutResult(
             windows: count, rounds: rounds, roundLatencies: roundLatencies, windowLatencies: windowLatencies,
-            connectTime: connectTime, serverCPU: cpuBefore.flatMap { before in cpuAfter.map { $0 - before } }, meanPollGap: nil)
+            connectTime: connectTime, serverCPU: cpuBefore.flatMap { before in cpuAfter.map { $0 - before } }, meanPollGap: nil,
+            frame: frame)
     }
 
     /// Window 0 taps Add; returns when it was sent and when each window had the patch, once window 0
-    /// also has its `ack`, so that rounds do not overlap.
+    /// also has its `ack`, so that rounds do not overlap. `received` is given each window's patch.
     static func tapAdd(
-        _ windows: inout RawWindows, ref: Int, clock: ContinuousClock, what: String
+        _ windows: inout RawWindows, ref: Int, clock: ContinuousClock, what: String,
+        received: (Int, WindowsWebSocketFraming.Message) -> Void = { _, _ in }
     ) throws -> (sent: ContinuousClock.Instant, arrivals: [ContinuousClock.Instant]) {
         var arrivals = [ContinuousClock.Instant?](repeating: nil, count: windows.count)
         var acknowledged = false
         let sent = clock.now
         try windows.send(WindowsWebSocketFraming.action(ref: ref, name: "tap", node: "add"), to: 0)
         try windows.wait(for: Array(0..<windows.count), what: what, clock: clock) { index, message in
-            if message.type == "patch", arrivals[index] == nil { arrivals[index] = clock.now }
+            if message.type == "patch", arrivals[index] == nil {
+                arrivals[index] = clock.now
+                received(index, message)
+            }
             if index == 0, message.text == #"{"ref":\#(ref),"type":"ack","v":1}"# { acknowledged = true }
             return arrivals[index] != nil && (index != 0 || acknowledged)
         }

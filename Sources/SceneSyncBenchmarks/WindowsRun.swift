@@ -18,6 +18,32 @@ struct WindowsMemoryResult: Sendable {
     var kilobytesPerWindow: Double { Double(loadedKilobytes - idleKilobytes) / Double(max(windows, 1)) }
 }
 
+/// The server's memory with raw windows on a list of one size.
+struct WindowsListMemoryResult: Sendable {
+    /// Items in the list.
+    let items: Int
+    let memory: WindowsMemoryResult
+}
+
+/// A new Chat message to many raw windows, in a server of its own.
+struct WindowsChatResult: Sendable {
+    let people: Int
+    /// Messages in the conversation before the timed ones.
+    let messages: Int
+    let rounds: ChatRoundResult
+
+    /// The server's CPU time per message and window that received it.
+    var cpuPerRecipient: Duration { rounds.serverCPU / max(rounds.rounds * rounds.windows, 1) }
+}
+
+/// The large run: many raw LootLogger windows on a server of their own.
+struct WindowsHugeResult: Sendable {
+    let memory: WindowsMemoryResult
+    let fanOut: WindowsFanOutResult
+    /// The server options the run added to the usual ones.
+    let extraArguments: [String]
+}
+
 /// Everything one run measured, with what it was measured on.
 struct WindowsResults: Sendable {
     let settings: WindowsSettings
@@ -33,6 +59,14 @@ struct WindowsResults: Sendable {
     let memory: WindowsMemoryResult
     /// Restaurant's badge and countdown, or `nil` if not asked for.
     let restaurant: WindowsRestaurantResult?
+    /// Memory per window on each list size after the first, with raw windows.
+    let listMemory: [WindowsListMemoryResult]
+    /// The fan-out floor at each raw window count (see ``FloorServer``); empty if not asked for.
+    let floorFanOut: [WindowsFanOutResult]
+    /// Chat, or `nil` if not asked for.
+    let chat: WindowsChatResult?
+    /// The large run, or `nil` if not asked for.
+    let huge: WindowsHugeResult?
     /// Lines the servers logged at `error` level or above, and trouble stopping them.
     let serverProblems: [String]
     let wallTime: Duration
@@ -42,7 +76,8 @@ struct WindowsResults: Sendable {
 /// on a fresh data folder that is deleted afterwards.
 ///
 /// The first server (smallest list) measures memory first, while nothing else has run in it, then
-/// the patch, then fan-out; the others measure only the patch.
+/// the patch, then fan-out; the others measure memory with raw windows, then the patch. Then the
+/// fan-out floor runs at each raw window count, and Chat and the large run on servers of their own.
 @MainActor
 struct WindowsRun {
     let settings: WindowsSettings
@@ -52,7 +87,8 @@ struct WindowsRun {
         let clock = ContinuousClock()
         let start = clock.now
         let executable = try WindowsServerProcess.locate(explicit: settings.server)
-        let neededFiles = max(settings.windowCounts.max() ?? 0, settings.memoryWindows) + 256
+        let neededFiles = [settings.windowCounts.max() ?? 0, settings.memoryWindows, settings.restaurantWindows, settings.chatWindows,
+                           settings.hugeWindows, settings.listMemoryWindows].max()! + 256
         let fileLimit = WindowsFleet.raiseFileLimit(to: neededFiles)
         guard fileLimit >= neededFiles else {
             throw WindowsBenchmarkError.unexpected("the open-file limit is \(fileLimit); \(neededFiles) are needed (raise the hard limit)")
@@ -63,6 +99,7 @@ struct WindowsRun {
         var rawFanOut: [WindowsFanOutResult] = []
         var memory: WindowsMemoryResult?
         var restaurant: WindowsRestaurantResult?
+        var listMemory: [WindowsListMemoryResult] = []
         var serverProblems: [String] = []
         for (index, items) in settings.listSizes.enumerated() {
             let scratch = settings.parent.appendingPathComponent("scenesync-bench-windows-\(UUID().uuidString)", isDirectory: true)
@@ -76,6 +113,10 @@ struct WindowsRun {
                 problems: &serverProblems
             ) { server in
                 if index == 0 { memory = try await measureMemory(server) }
+                if index > 0, settings.listMemoryWindows > 0 {
+                    progress("Memory: \(settings.listMemoryWindows) raw windows on \(items) items")
+                    listMemory.append(WindowsListMemoryResult(items: items, memory: try await measureRawMemory(server, windows: settings.listMemoryWindows)))
+                }
                 progress("Patch bytes at \(items) items")
                 patches.append(try await WindowsPatchSize(port: server.port).run(items: items, editing: keys[0]))
                 if index == 0 { (fanOut, rawFanOut) = try await measureFanOut(server) }
@@ -92,9 +133,107 @@ struct WindowsRun {
                 }
             }
         }
+        var floorFanOut: [WindowsFanOutResult] = []
+        if settings.floor {
+            let scratch = settings.parent.appendingPathComponent("scenesync-bench-floor-\(UUID().uuidString)", isDirectory: true)
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            for real in rawFanOut {
+                guard let frame = real.frame else { continue }
+                progress("Floor: \(real.windows) raw windows, \(settings.warmup) + \(real.rounds) rounds, a \(frame.wireBytes)-byte frame")
+                floorFanOut.append(try await WindowsFloor.measure(
+                    windows: real.windows, payload: frame.payload, rounds: real.rounds, warmup: settings.warmup, interval: settings.interval,
+                    connectBatch: settings.connectBatch, scratch: scratch, problems: &serverProblems))
+            }
+        }
+        let chat = settings.chatWindows > 0 ? try await measureChat(executable: executable, problems: &serverProblems) : nil
+        let huge = settings.hugeWindows > 0 ? try await measureHuge(executable: executable, problems: &serverProblems) : nil
         return WindowsResults(
             settings: settings, server: executable, fileLimit: fileLimit, loadAverageAtEnd: ProcessCPU.loadAverage(),
-            fanOut: fanOut, rawFanOut: rawFanOut, patches: patches, memory: memory!, restaurant: restaurant, serverProblems: serverProblems, wallTime: start.duration(to: clock.now))
+            fanOut: fanOut, rawFanOut: rawFanOut, patches: patches, memory: memory!, restaurant: restaurant,
+            listMemory: listMemory, floorFanOut: floorFanOut, chat: chat, huge: huge,
+            serverProblems: serverProblems, wallTime: start.duration(to: clock.now))
+    }
+
+    /// `VmRSS` idle, then with `count` raw windows connected and settled, each with its first render.
+    private func measureRawMemory(_ server: WindowsServerProcess, windows count: Int) async throws -> WindowsMemoryResult {
+        await server.waitUntilIdle()
+        try await Task.sleep(for: settings.settle)
+        let idle = try server.residentKilobytes()
+        let (pid, settle) = (server.pid, settings.settle)
+        let (loaded, connectTime) = try await RawWindows.measure(
+            count, port: server.port, app: WindowsFleet.app, batch: settings.connectBatch, thread: "scenesync-bench memory windows"
+        ) { _, connectTime in
+            Thread.sleep(forTimeInterval: settle.seconds)
+            return (try WindowsServerProcess.residentKilobytes(pid: pid), connectTime)
+        }
+        let closeTime = await server.waitUntilIdle()
+        return WindowsMemoryResult(windows: count, idleKilobytes: idle, loadedKilobytes: loaded, connectTime: connectTime, closeTime: closeTime)
+    }
+
+    /// A new Chat message to `chatWindows` raw windows, on a conversation of 100 messages between
+    /// up to 10 people, in a server of its own: the same seed and rounds as `scenesync-bench chat`.
+    private func measureChat(executable: String, problems: inout [String]) async throws -> WindowsChatResult {
+        let scratch = settings.parent.appendingPathComponent("scenesync-bench-windows-chat-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let data = scratch.appendingPathComponent("data", isDirectory: true)
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        let people = min(10, settings.chatWindows)
+        let messages = 100
+        progress("Chat: seeding \(people) people and \(messages) messages")
+        let seed = try await ChatSeed.make(people: people, long: 1, short: messages, in: data)
+        progress("Chat: \(settings.chatWindows) windows, \(settings.warmup) + \(settings.chatRounds) messages")
+        let result = try await WindowsServerProcess.with(
+            executable: executable, dataDirectory: data, log: scratch.appendingPathComponent("server.log"), problems: &problems
+        ) { server in
+            try await ChatRounds(
+                port: server.port, serverPID: server.pid, conversation: seed.short, devices: seed.devices, firstNumber: messages + 1,
+                rounds: settings.chatRounds, warmup: settings.warmup, interval: .milliseconds(100), batch: settings.connectBatch
+            ).run(windows: settings.chatWindows)
+        }
+        return WindowsChatResult(people: people, messages: messages, rounds: result)
+    }
+
+    /// `hugeWindows` raw LootLogger windows on a server of their own with the first list size:
+    /// its memory idle and with them, then Add's fan-out to all of them.
+    ///
+    /// Every window comes from 127.0.0.1, and the server keeps at most 2,048 sessions per client
+    /// address and half its connection limit per address. So the server is told that 127.0.0.1 is
+    /// a trusted proxy (`--trusted-proxy`), which takes it out of the connection limit per address,
+    /// and the windows name client addresses in `X-Forwarded-For`, 1,000 windows to an address,
+    /// as a proxy's clients would.
+    private func measureHuge(executable: String, problems: inout [String]) async throws -> WindowsHugeResult {
+        let items = settings.listSizes.first ?? 100
+        let count = settings.hugeWindows
+        let scratch = settings.parent.appendingPathComponent("scenesync-bench-windows-huge-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let data = scratch.appendingPathComponent("data", isDirectory: true)
+        progress("Large run: seeding \(items) items")
+        _ = try await WindowsSeed.items(items, writers: settings.seedWriters, in: data, logger: logger)
+        let extra = ["--trusted-proxy", "127.0.0.1"]
+        return try await WindowsServerProcess.with(
+            executable: executable, dataDirectory: data, log: scratch.appendingPathComponent("server.log"), arguments: extra, problems: &problems
+        ) { server in
+            await server.waitUntilIdle()
+            try await Task.sleep(for: settings.settle)
+            let idle = try server.residentKilobytes()
+            let (pid, settle) = (server.pid, settings.settle)
+            let fanOut = WindowsRawFanOut(
+                port: server.port, serverPID: server.pid, rounds: settings.hugeRounds, warmup: settings.warmup, interval: settings.interval,
+                connectBatch: settings.connectBatch)
+            progress("Large run: opening \(count) raw windows, then \(settings.warmup) + \(settings.hugeRounds) rounds")
+            let (loaded, connectTime, result) = try await RawWindows.measure(
+                count, port: server.port, app: WindowsFleet.app, batch: settings.connectBatch, thread: "scenesync-bench large run",
+                forwardedFor: { "10.0.\($0 / 1_000 / 250).\($0 / 1_000 % 250 + 1)" }
+            ) { windows, connectTime in
+                Thread.sleep(forTimeInterval: settle.seconds)
+                let loaded = try WindowsServerProcess.residentKilobytes(pid: pid)
+                return (loaded, connectTime, try fanOut.measure(&windows, connectTime: connectTime))
+            }
+            progress("Large run: closing the windows and waiting for the server to finish with them")
+            let closeTime = await server.waitUntilIdle(timeout: .seconds(600))
+            let memory = WindowsMemoryResult(windows: count, idleKilobytes: idle, loadedKilobytes: loaded, connectTime: connectTime, closeTime: closeTime)
+            return WindowsHugeResult(memory: memory, fanOut: result, extraArguments: extra)
+        }
     }
 
     private func measureMemory(_ server: WindowsServerProcess) async throws -> WindowsMemoryResult {

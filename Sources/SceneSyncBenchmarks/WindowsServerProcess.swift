@@ -39,6 +39,15 @@ final class WindowsServerProcess {
         throw .server("no scenesync executable next to this one (in \(folders.map(\.path))); build it or pass --server")
     }
 
+    /// This benchmark's own executable, to run its hidden subcommands in a process of their own.
+    static func benchmarkExecutable() throws(WindowsBenchmarkError) -> String {
+        guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"),
+              FileManager.default.isExecutableFile(atPath: path) else {
+            throw .server("cannot find this benchmark's executable through /proc/self/exe")
+        }
+        return path
+    }
+
     /// Runs the server on `dataDirectory` for the length of `body`, then stops it with SIGTERM,
     /// whether `body` succeeds or throws. What the server logged at `error` level, and any trouble
     /// stopping it, go to `problems`: they qualify the figures rather than void them.
@@ -47,8 +56,24 @@ final class WindowsServerProcess {
         executable: String, dataDirectory: URL, log: URL, arguments: [String] = [], environment: [String: String] = [:],
         problems: inout [String], _ body: (WindowsServerProcess) async throws -> T
     ) async throws -> T {
-        let server = try await start(executable: executable, dataDirectory: dataDirectory, log: log,
-                                     arguments: arguments, environment: environment)
+        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+        // Every window of a benchmark comes from this one loopback address: the limits per address
+        // that guard a real server against one client would stop the benchmark first.
+        let oneClient = ["--max-connections", "65536", "--max-connections-per-address", "65536"]
+        return try await with(
+            executable: executable, log: log, commandLine: { port in ["--port", String(port), "--data-dir", dataDirectory.path] + oneClient + arguments },
+            environment: environment, problems: &problems, body)
+    }
+
+    /// Runs `executable` with the arguments `commandLine` gives for a free port, for the length of
+    /// `body`, as ``with(executable:dataDirectory:log:arguments:environment:problems:_:)`` does:
+    /// for a server that is not `scenesync`, such as the fan-out floor.
+    static func with<T>(
+        executable: String, log: URL, commandLine: (Int) -> [String], environment: [String: String] = [:],
+        problems: inout [String], _ body: (WindowsServerProcess) async throws -> T
+    ) async throws -> T {
+        let port = try WindowsPOSIX.freePort()
+        let server = try await start(executable: executable, port: port, log: log, arguments: commandLine(port), environment: environment)
         let result: T
         do {
             result = try await body(server)
@@ -63,20 +88,16 @@ final class WindowsServerProcess {
         return result
     }
 
+    /// Starts `executable` with `arguments`, which tell it to listen on `port`.
     private static func start(
-        executable: String, dataDirectory: URL, log: URL, arguments: [String], environment: [String: String]
+        executable: String, port: Int, log: URL, arguments: [String], environment: [String: String]
     ) async throws -> WindowsServerProcess {
-        let port = try WindowsPOSIX.freePort()
-        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         // The log goes to a file, not a pipe: a pipe nobody reads would fill up and stall the server.
         guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw WindowsBenchmarkError.server("cannot write \(log.path)") }
         let output = try FileHandle(forWritingTo: log)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        // Every window of a benchmark comes from this one loopback address: the limits per address
-        // that guard a real server against one client would stop the benchmark first.
-        let oneClient = ["--max-connections", "65536", "--max-connections-per-address", "65536"]
-        process.arguments = ["--port", String(port), "--data-dir", dataDirectory.path] + oneClient + arguments
+        process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output

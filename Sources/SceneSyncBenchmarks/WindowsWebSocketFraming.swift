@@ -102,10 +102,12 @@ struct WindowsWebSocketFraming {
 
     // MARK: - What a window sends
 
-    /// The upgrade request for `/ws/<app>`, with the `Host` and `Origin` a page of the server sends.
-    static func upgradeRequest(port: Int, app: String) -> [UInt8] {
+    /// The upgrade request for `/ws/<app>`, with the `Host` and `Origin` a page of the server sends,
+    /// and `X-Forwarded-For: forwardedFor` if given, as a proxy in front of the server adds it.
+    static func upgradeRequest(port: Int, app: String, forwardedFor: String? = nil) -> [UInt8] {
         let key = Data((0..<16).map { _ in UInt8.random(in: .min ... .max) }).base64EncodedString()
-        return Array(("GET /ws/\(app) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\n"
+        let forwarded = forwardedFor.map { "X-Forwarded-For: \($0)\r\n" } ?? ""
+        return Array(("GET /ws/\(app) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\n" + forwarded
             + "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n").utf8)
     }
 
