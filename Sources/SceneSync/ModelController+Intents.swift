@@ -70,9 +70,11 @@ final class AcceptedIntent<State: ModelState>: Sendable {
     var lastSequence: UInt64 { envelopes[envelopes.count - 1].sequence }
 
     /// Encodes the events and record changes and gives them to `encoded`, unless another task
-    /// has already started to.
-    func encodeUnlessClaimed(with encoder: JSONEncoder) {
+    /// has already started to. They are written in one pass each, `fallback` taking any value
+    /// that a single pass cannot follow (see ``StreamingJSONEncoder``).
+    func encodeUnlessClaimed(fallback: JSONEncoder) {
         guard claimed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        let encoder = StreamingJSONEncoder(fallback: fallback)
         do {
             let events = try envelopes.map { envelope in
                 StoredEvent(sequence: envelope.sequence, origin: envelope.origin, timestamp: envelope.timestamp,

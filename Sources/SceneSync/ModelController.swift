@@ -232,7 +232,7 @@ public actor ModelController<State: ModelState> {
         guard let intent = try await accept(origin: origin, attempt: ActionAttempt.current, decide) else { return [] }
         // Encoding is most of an intent's CPU time. Done here, on the sender's task, it runs on any
         // core while the actor goes on checking other intents, instead of queueing on the actor.
-        intent.encodeUnlessClaimed(with: encoder)
+        intent.encodeUnlessClaimed(fallback: encoder)
         return try await intent.sender.outcome.value.get()
     }
 
@@ -485,7 +485,7 @@ public actor ModelController<State: ModelState> {
         var events: [StoredEvent] = []
         var changes: [EncodedRecordChange] = []
         for intent in batch {
-            intent.encodeUnlessClaimed(with: encoder)
+            intent.encodeUnlessClaimed(fallback: encoder)
             switch await intent.encoded.value {
             case let .success(encoded):
                 events += encoded.events
