@@ -27,6 +27,8 @@ The checks:
   window closed for good takes its draft with it (the server discards its session);
 - a long conversation opens on its newest 50 messages; scrolling up to "Load Earlier" loads the
   next page by itself, without moving what is being read;
+- a window on a busy conversation keeps its newest 150 messages: the oldest leaves the page and the
+  next heads its group; loading earlier lets the newest go, and "Show Newest Messages" brings them back;
 - an empty message, one over 4,000 characters, and a conversation with an unknown person are
   refused with a message in the window that tried, and nothing reaches the other person;
 - a wide window shows the list beside the conversation; a narrow one shows one pane at a time and
@@ -51,6 +53,7 @@ from conftest import chromium, save_screenshots
 from test_lootlogger import TIMEOUT, button, connected, settled, wait
 
 MESSAGES_PAGE = 50          # ChatLimits.pageSize
+MESSAGES_SHOWN = 150        # ChatLimits.maximumMessagesShown
 MAXIMUM_LENGTH = 4_000      # ChatLimits.maximumMessageLength
 TYPING_TIMEOUT = 5          # ConversationScreen.typingTimeout, seconds
 CLOSING_GRACE = 5           # the server's closingGracePeriod, seconds
@@ -508,6 +511,36 @@ def test_a_long_conversation_loads_earlier_pages_as_they_scroll_into_view(ana, b
     wait(bo, lambda d: len(message_texts(d)) == count, "the last page")
     assert message_texts(bo) == [f"Message {n}" for n in range(1, count + 1)]
     wait(bo, lambda d: not live(d, "[data-node-id=load-earlier]"), "Load Earlier gone with nothing left to load")
+    no_console_errors(ana, bo)
+
+
+def test_a_window_on_a_busy_conversation_keeps_its_newest_messages_and_shows_the_newest_again(ana, bo, server):
+    count = MESSAGES_SHOWN + 1
+    a_conversation(ana, bo, server, "Busy one")
+    for n in range(1, count + 1):
+        send(ana, f"Message {n}")
+    wait(bo, lambda d: message_texts(d)[-1:] == [f"Message {count}"], "the last message in Bo's window")
+
+    # The oldest left the page, and the next one heads Ana's group now: her name and time show on it.
+    wait(bo, lambda d: message_texts(d) == [f"Message {n}" for n in range(2, count + 1)], "the newest messages only")
+    first = live(bo, "[data-kind=message]")[0]
+    assert "ss-continued" not in first.get_attribute("class").split()
+    assert first.find_element(By.CSS_SELECTOR, ".ss-message-sender").is_displayed()
+    assert first.find_element(By.CSS_SELECTOR, ".ss-message-time").is_displayed()
+    assert all("ss-continued" in m.get_attribute("class").split() for m in live(bo, "[data-kind=message]")[1:])
+
+    # Up to the top: the message let go of loads again, the newest leaves, and Show Newest Messages
+    # brings the newest page back.
+    log = live(bo, "[data-kind=messageList]")[0]
+    ActionChains(bo).scroll_from_origin(ScrollOrigin.from_element(log), 0, -100_000).perform()
+    wait(bo, lambda d: message_texts(d)[:1] == ["Message 1"], "the earliest message again")
+    assert message_texts(bo) == [f"Message {n}" for n in range(1, MESSAGES_SHOWN + 1)]
+    button(bo, "Show Newest Messages").click()
+    wait(bo, lambda d: message_texts(d) == [f"Message {n}" for n in range(count - MESSAGES_PAGE + 1, count + 1)],
+         "the newest page")
+    wait(bo, lambda d: not live(d, "[data-node-id=show-newest]"), "Show Newest Messages gone")
+    send(ana, "And one more")
+    wait(bo, lambda d: message_texts(d)[-1:] == ["And one more"], "a new message shows below")
     no_console_errors(ana, bo)
 
 

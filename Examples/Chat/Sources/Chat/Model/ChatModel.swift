@@ -126,4 +126,11 @@ public enum ChatLimits {
     public static let maximumTitleBytes = 320
     /// How many messages a conversation shows at first, and how many more each "Load Earlier" loads.
     public static let pageSize = 50
+    /// The most messages one conversation screen holds and shows at once: three pages. A window
+    /// left open on a busy conversation keeps its newest 150 as new ones arrive (the oldest shown
+    /// leave), and one that loads earlier pages keeps the 150 it loaded last (the newest shown
+    /// leave, and "Show Newest Messages" brings them back), so that neither the server's memory
+    /// per window nor the browser's page grows with the conversation. Three pages are several
+    /// screens of scrolling back, while a window's view tree stays small.
+    public static let maximumMessagesShown = 3 * pageSize
 }

@@ -6,6 +6,10 @@ public import SceneSyncUI
 /// as the server holds them; see ``ChatSettings/messagesKeptPerConversation``), who is typing, and
 /// a composer whose unsent text is the window's own draft.
 ///
+/// The screen holds at most ``ChatLimits/maximumMessagesShown`` messages: as new ones arrive the
+/// oldest shown leave, and as earlier pages load the newest shown leave, until "Show Newest
+/// Messages" (below the list) brings the newest page back.
+///
 /// Sending is an intent: the message shows when its event comes back, in every window showing the
 /// conversation, and the sending window (the event's origin) draws it as sent from here. While the
 /// screen shows in an active window, the person has read the conversation.
@@ -27,6 +31,8 @@ public final class ConversationScreen: ConversationListScreen {
         /// The line that says older messages are not shown, in place of Load Earlier once the
         /// oldest message the server holds is shown and it is not the conversation's first.
         public static let earlierNotKept = "earlier-not-kept"
+        /// The Show Newest Messages button, below the list while the newest messages are not shown.
+        public static let showNewest = "show-newest"
         /// Who is typing.
         public static let typing = "typing"
         /// The composer.
@@ -39,8 +45,14 @@ public final class ConversationScreen: ConversationListScreen {
 
     /// The conversation shown.
     public let conversation: UUID
-    /// The messages shown, oldest first: the newest page, pages loaded since, and new messages.
+    /// The messages shown, oldest first: the newest page, pages loaded since, and new messages;
+    /// at most ``ChatLimits/maximumMessagesShown``.
     public private(set) var shown: [Message] = []
+    /// Whether newer messages than those shown were let go of to load earlier ones: new messages
+    /// do not show until "Show Newest Messages" is tapped.
+    public private(set) var hasNewer = false
+    /// The number of the newest message of the conversation this screen has heard of.
+    private var newestHeard = 0
     private var typing: [UUID: Date] = [:]
     private var typingExpiry: Task<Void, Never>?
     private var lastTypingSent: Date?
@@ -79,6 +91,8 @@ public final class ConversationScreen: ConversationListScreen {
         let log = state.messages(in: conversation)
         oldestKept = log.firstNumber
         shown = log.page(before: nil, limit: ChatLimits.pageSize)
+        hasNewer = false
+        newestHeard = log.count
         typing = [:]
         guard !isFollowingTransients else { return }
         isFollowingTransients = true
@@ -103,9 +117,8 @@ public final class ConversationScreen: ConversationListScreen {
     }
 
     override func makeDetail() -> [ViewNode] {
-        earlierShown = earlierNode
-        var nodes = [ViewNode.messageList(id: DetailID.messages, label: "Messages", earlier: earlierShown,
-                                          messages: shown.map { node(for: $0, fromHere: false) })]
+        var nodes = [messageList()]
+        if hasNewer { nodes.append(showNewestButton) }
         if let text = typingText { nodes.append(.text(id: DetailID.typing, text, style: .footnote)) }
         nodes.append(composer(value: draft(for: draftField) ?? ""))
         return nodes
@@ -118,11 +131,21 @@ public final class ConversationScreen: ConversationListScreen {
     override func applyToDetail(_ envelope: EventEnvelope<ChatEvent>) -> [Patch] {
         guard case let .messageSent(conversation, message) = envelope.event, conversation == self.conversation else { return [] }
         guard message.number > (shown.last?.number ?? 0) else { return [] }
-        shown.append(message)
+        newestHeard = max(newestHeard, message.number)
         // The server now holds messages from this one back as far as it keeps.
         oldestKept = max(oldestKept, message.number - chat.settings.messagesKeptPerConversation + 1)
-        var patches: [Patch] = [.insert(parent: DetailID.messages, index: (earlierShown != nil ? 1 : 0) + shown.count - 1,
-                                        node: node(for: message, fromHere: envelope.origin != nil && envelope.origin == origin))]
+        var patches: [Patch] = []
+        if !hasNewer {
+            shown.append(message)
+            patches.append(.insert(parent: DetailID.messages, index: (earlierShown != nil ? 1 : 0) + shown.count - 1,
+                                   node: node(for: message, fromHere: envelope.origin != nil && envelope.origin == origin)))
+            // The oldest shown leave: the window holds a bounded number (the browser regroups the rest).
+            let excess = shown.count - ChatLimits.maximumMessagesShown
+            if excess > 0 {
+                patches += shown.prefix(excess).map { .remove(id: DetailID.message($0.number)) }
+                shown.removeFirst(excess)
+            }
+        }
         patches += earlierPatches()
         if typing.removeValue(forKey: message.sender) != nil { patches += typingPatches(wasShown: true) }
         if message.sender != person.id { Task { [weak self] in await self?.markReadIfActive() } }
@@ -134,6 +157,17 @@ public final class ConversationScreen: ConversationListScreen {
     private var draftField: String { "\(DetailID.composer)-\(person.id.uuidString)" }
 
     // MARK: - Nodes
+
+    /// The message list as the screen holds it, with what its top should show.
+    private func messageList() -> ViewNode {
+        earlierShown = earlierNode
+        return .messageList(id: DetailID.messages, label: "Messages", earlier: earlierShown,
+                            messages: shown.map { node(for: $0, fromHere: false) })
+    }
+
+    private var showNewestButton: ViewNode {
+        .button(id: DetailID.showNewest, label: "Show Newest Messages") { [weak self] in await self?.showNewest() }
+    }
 
     /// What the top of the message list should show: Load Earlier while older messages can load;
     /// once they cannot and the conversation has older ones, a line that says so.
@@ -213,10 +247,39 @@ public final class ConversationScreen: ConversationListScreen {
         let page = log.page(before: first.number, limit: ChatLimits.pageSize)
         shown.insert(contentsOf: page, at: 0)
         // Below Load Earlier, which shows while a page loads.
-        let patches = page.enumerated().map { index, message in
+        var patches = page.enumerated().map { index, message in
             Patch.insert(parent: DetailID.messages, index: 1 + index, node: node(for: message, fromHere: false))
         }
+        // The newest shown leave, and new messages wait for Show Newest Messages.
+        let excess = shown.count - ChatLimits.maximumMessagesShown
+        if excess > 0 {
+            patches += shown.suffix(excess).map { .remove(id: DetailID.message($0.number)) }
+            shown.removeLast(excess)
+            if !hasNewer {
+                hasNewer = true
+                patches.append(.insert(parent: NodeID.detailPane, index: 2, node: showNewestButton))
+            }
+        }
         update(patches + earlierPatches())
+    }
+
+    /// Shows the newest page again, in place of the messages shown.
+    private func showNewest() async {
+        guard hasNewer else { return }
+        var log = await chat.controller.state.messages(in: conversation)
+        // A message this screen has heard of must be in the page: read again until it is.
+        while log.count < newestHeard {
+            await Task.yield()
+            log = await chat.controller.state.messages(in: conversation)
+        }
+        guard hasNewer else { return }
+        oldestKept = log.firstNumber
+        shown = log.page(before: nil, limit: ChatLimits.pageSize)
+        hasNewer = false
+        // A list drawn anew (with a transition, not updated in place, which would keep the scroll
+        // near the top, where Load Earlier would tap itself): at the bottom, as when first opened.
+        update([.replace(id: DetailID.messages, node: messageList(), transition: .pop), .remove(id: DetailID.showNewest)])
+        await markReadIfActive()
     }
 
     // MARK: - Typing
@@ -240,7 +303,7 @@ public final class ConversationScreen: ConversationListScreen {
     /// Patches from the typing line as it was (`wasShown`) to as it is now.
     private func typingPatches(wasShown: Bool) -> [Patch] {
         switch (wasShown, typingText) {
-        case (false, let text?): [.insert(parent: NodeID.detailPane, index: 2, node: .text(id: DetailID.typing, text, style: .footnote))]
+        case (false, let text?): [.insert(parent: NodeID.detailPane, index: hasNewer ? 3 : 2, node: .text(id: DetailID.typing, text, style: .footnote))]
         case (true, let text?): [.set(DetailID.typing, [.text: .string(text)])]
         case (true, nil): [.remove(id: DetailID.typing)]
         case (false, nil): []
