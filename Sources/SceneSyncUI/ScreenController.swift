@@ -33,6 +33,9 @@ open class ScreenController {
     private var paneBarsWithBack: Set<String> = []
     /// Handlers for keyed rows: given a row's node id, the handlers for its key.
     private var rowHandlers: [@MainActor (String) -> NodeActions?] = []
+    /// What each kind of keyed row answers, by the prefix of its rows' ids: enough to check a row
+    /// as it is sent without reading its key from its id.
+    private var keyedRowActions: [(prefix: String, names: Set<ActionName>)] = []
     /// Stops following each model the screen follows.
     private var unfollows: [@MainActor @Sendable () -> Void] = []
     private var tasks: [Task<Void, Never>] = []
@@ -192,6 +195,11 @@ open class ScreenController {
         onMove: (@MainActor @Sendable (Key, Int) async throws -> Void)? = nil,
         actions: [ActionName: @MainActor @Sendable (Key) async throws -> Void] = [:]
     ) {
+        var names = Set(actions.keys)
+        if onSelect != nil { names.insert(.select) }
+        if onDelete != nil { names.insert(.delete) }
+        if onMove != nil { names.insert(.move) }
+        keyedRowActions.append((rows.prefix, names))
         rowHandlers.append { id in
             guard let key = rows.key(of: id), isShown?(key) ?? true else { return nil }
             var handlers = NodeActions()
@@ -290,6 +298,14 @@ open class ScreenController {
         actions(for: id)?[name] != nil
     }
 
+    /// Whether the node `id`, being sent, will answer `name`: its own handlers, or those of the
+    /// keyed rows whose ids it starts like. A row being sent is shown, so its key need not be read
+    /// from its id (which costs more than the rest of sending it, for every window).
+    private func willAnswer(_ name: ActionName, on id: String) -> Bool {
+        if let own = actionTable[id] { return own[name] != nil }
+        return keyedRowActions.contains { id.hasPrefix($0.prefix) && $0.names.contains(name) }
+    }
+
     /// The handlers of the node `id`: its own, or those of the keyed rows it is one of.
     private func actions(for id: String) -> NodeActions? {
         actionTable[id] ?? rowHandlers.lazy.compactMap { $0(id) }.first
@@ -351,12 +367,12 @@ open class ScreenController {
         var changed = false
         switch node.kind {
         case .row:
-            if !answers(.select, on: node.id) {
+            if !willAnswer(.select, on: node.id) {
                 node[.selectable] = .bool(false)
                 changed = true
             }
             for (property, name) in [(ViewNode.Property.deletable, ActionName.delete), (.movable, .move)]
-            where node[property]?.bool == true && !answers(name, on: node.id) {
+            where node[property]?.bool == true && !willAnswer(name, on: node.id) {
                 reportUnanswered(name, on: node)
                 node[property] = nil
                 changed = true
@@ -364,7 +380,7 @@ open class ScreenController {
             if case let .array(items)? = node[.actions] {
                 let kept = items.filter { item in
                     guard let name = ViewNode.actionItemName(item) else { return false }
-                    if answers(name, on: node.id) { return true }
+                    if willAnswer(name, on: node.id) { return true }
                     reportUnanswered(name, on: node)
                     return false
                 }
@@ -374,13 +390,13 @@ open class ScreenController {
                 }
             }
         case .button, .barButton:
-            if node[.disabled]?.bool != true, !answers(.tap, on: node.id) {
+            if node[.disabled]?.bool != true, !willAnswer(.tap, on: node.id) {
                 reportUnanswered(.tap, on: node)
                 node[.disabled] = .bool(true)
                 changed = true
             }
         case .textField:
-            if !answers(.commit, on: node.id) {
+            if !willAnswer(.commit, on: node.id) {
                 reportUnanswered(.commit, on: node)
                 node[.readOnly] = .bool(true)
                 changed = true
