@@ -27,8 +27,8 @@ extension SceneSyncServer {
         return router
     }
 
-    /// Runs one window's connection: reads its messages in order while another task writes what
-    /// the scene sends it.
+    /// Runs one window's connection: reads its messages in order, while what the scene sends it
+    /// goes to its channel through the server's ``FrameWriter``.
     ///
     /// Only text messages carry the protocol: a binary one closes the socket with 1003. What the
     /// WebSocket layer refuses (a message over the frame limit, text that is not UTF-8) is thrown
@@ -37,23 +37,29 @@ extension SceneSyncServer {
     private func serveWindow(
         _ runtime: AppRuntime, client: String, channel: any Channel, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
     ) async throws {
-        let (stream, continuation) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .bufferingOldest(configuration.outboundBufferLimit))
-        let queue = OutboundBudget.Queue(budget: outboundBudget)
-        let socket = WindowConnection.Socket(outbound: continuation, queue: queue, drop: { channel.close(promise: nil) })
+        let (finished, finish) = AsyncStream.makeStream(of: Never.self)
+        let queue = OutboundBudget.Queue(budget: outboundBudget, messageLimit: configuration.outboundBufferLimit)
+        let writer = frameWriter
+        let socket = WindowConnection.Socket(
+            write: { bytes in
+                let size = bytes.readableBytes
+                writer.writeText(bytes, to: channel) { queue.release(size) }
+            },
+            finish: { finish.finish() },
+            queue: queue,
+            drop: { channel.close(promise: nil) })
         guard let connection = await runtime.openConnection(client: client, socket: socket) else {
             try? await outbound.close(.goingAway, reason: "Shutting down")
             return
         }
         let logger = configuration.logger
-        let maximumFrameSize = configuration.maximumFrameSize
         var failure: (any Error)?
         await withDiscardingTaskGroup { group in
             group.addTask {
+                // Messages go straight to the channel (FrameWriter); this task only sends the
+                // close frame, after them, once the connection is done writing.
+                for await _ in finished {}
                 do {
-                    for await bytes in stream {
-                        try await Self.writeText(bytes, to: outbound, maximumFrameSize: maximumFrameSize)
-                        queue.release(bytes.readableBytes)
-                    }
                     if let reason = await connection.closeReason {
                         try await outbound.close(reason.code, reason: reason.text)
                     }
@@ -82,24 +88,6 @@ extension SceneSyncServer {
             await connection.didClose()
         }
         if let failure { throw failure }
-    }
-}
-
-extension SceneSyncServer {
-    /// Writes one text message whose bytes are already encoded, without copying them: in one
-    /// frame, or in frames of at most `maximumFrameSize` bytes when it is larger (a first render
-    /// of a long list).
-    static func writeText(_ bytes: ByteBuffer, to outbound: WebSocketOutboundWriter, maximumFrameSize: Int) async throws {
-        guard bytes.readableBytes > maximumFrameSize else {
-            return try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: bytes)))
-        }
-        var rest = bytes
-        var opcode = WebSocketOpcode.text
-        repeat {
-            let part = rest.readSlice(length: min(maximumFrameSize, rest.readableBytes))!
-            try await outbound.write(.custom(WebSocketFrame(fin: rest.readableBytes == 0, opcode: opcode, data: part)))
-            opcode = .continuation
-        } while rest.readableBytes > 0
     }
 }
 

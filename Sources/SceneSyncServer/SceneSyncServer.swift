@@ -49,6 +49,8 @@ public final class SceneSyncServer: Service, Sendable {
     let refusals: RefusalReporter
     /// The bytes waiting to be written to windows, bounded per window and in total.
     let outboundBudget: OutboundBudget
+    /// Writes every window's messages to its socket, batched per event loop.
+    let frameWriter: FrameWriter
     /// What the server records its metrics with (see ``MetricsOptions``).
     let metrics: ServerMetrics
 
@@ -89,6 +91,7 @@ public final class SceneSyncServer: Service, Sendable {
         self.metrics = ServerMetrics(configuration.metrics)
         self.refusals = RefusalReporter(logger: configuration.logger, counter: metrics.refusals)
         self.outboundBudget = OutboundBudget(perWindow: configuration.outboundBufferBytes, total: configuration.outboundBufferTotalBytes)
+        frameWriter = FrameWriter(maximumFrameSize: configuration.maximumFrameSize)
     }
 
     /// Checks an access token before a server is made with it: not blank, and printable ASCII

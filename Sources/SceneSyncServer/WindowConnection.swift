@@ -7,8 +7,8 @@ import Synchronization
 
 /// One browser window's WebSocket, as the outlet of its scene's window.
 ///
-/// Messages for the window are encoded on the main actor and put on a bounded stream that another
-/// task writes to the socket, so the main actor never waits on the network. A patch that every
+/// Messages for the window are encoded on the main actor and handed to the socket's event loop,
+/// batched with other windows' (``FrameWriter``), so the main actor never waits on the network. A patch that every
 /// window of a list is sent alike is encoded once (see ``SharedPatchEncoder``). A window that falls
 /// so far behind that its queue goes over its bound in messages or bytes (``OutboundBudget``) is
 /// dropped at once, its queue unwritten; it reconnects and is drawn afresh. A socket that has not
@@ -31,12 +31,16 @@ final class WindowConnection: WindowOutlet {
         let metrics: AppMetrics
     }
 
-    /// The window's end of its WebSocket: the queue its writer drains, and a way to drop it.
+    /// The window's end of its WebSocket: how to write to it, the bytes waiting to be written, and
+    /// a way to drop it.
     struct Socket: Sendable {
-        /// What the writer task writes, in order: each message's encoded bytes, shared with every
-        /// other window sent the same message.
-        let outbound: AsyncStream<ByteBuffer>.Continuation
-        /// The bytes on `outbound` not written yet, counted against the server's budget.
+        /// Writes one message's bytes to the window (shared with every other window sent the same
+        /// message), after what was written before; releases them from `queue` once written.
+        let write: @Sendable (ByteBuffer) -> Void
+        /// Nothing more will be written: the connection's closing task may send its close frame.
+        let finish: @Sendable () -> Void
+        /// The messages and bytes written but not yet on the wire, counted against the server's
+        /// budget.
         let queue: OutboundBudget.Queue
         /// Closes the TCP connection at once, whatever is unwritten.
         let drop: @Sendable () -> Void
@@ -141,12 +145,8 @@ final class WindowConnection: WindowOutlet {
     func send(_ message: ServerMessage) {
         guard phase != .closed, !isFlushed else { return }
         let bytes = runtime.encoder.encode(message)
-        let size = bytes.readableBytes
-        guard socket.queue.reserve(size) else { return overflow() }
-        if case .dropped = socket.outbound.yield(bytes) {
-            socket.queue.release(size)
-            overflow()
-        }
+        guard socket.queue.reserve(bytes.readableBytes) else { return overflow() }
+        socket.write(bytes)
     }
 
     /// The window does not read what it is sent: it is dropped at once, and what waits for it
@@ -192,7 +192,7 @@ final class WindowConnection: WindowOutlet {
         phase = .closed
         closeReason = reason
         helloDeadline?.cancel()
-        socket.outbound.finish()
+        socket.finish()
         let drop = socket.drop
         Task {
             try? await ContinuousClock().sleep(for: Self.closeHandshakeGrace)
@@ -212,7 +212,7 @@ final class WindowConnection: WindowOutlet {
     func didClose() async {
         phase = .closed
         helloDeadline?.cancel()
-        socket.outbound.finish()
+        socket.finish()
         let scene = self.scene
         self.scene = nil
         if let scene {

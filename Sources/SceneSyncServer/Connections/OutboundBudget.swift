@@ -18,39 +18,66 @@ final class OutboundBudget: Sendable {
     /// Bytes waiting for every window now.
     var queuedBytes: Int { queued.load(ordering: .relaxed) }
 
-    /// One window's share of the budget.
+    /// One window's waiting messages: at most `messageLimit` of them, and bytes within the
+    /// window's and the server's bounds.
     final class Queue: Sendable {
         let budget: OutboundBudget
-        private let bytes = Atomic<Int>(0)
+        /// The most messages the window may have waiting.
+        let messageLimit: Int
+        private struct Waiting {
+            var bytes = 0
+            var messages = 0
+            /// Whether the window is done with: what is still being written no longer counts.
+            var isClosed = false
+        }
+        private let waiting = Mutex(Waiting())
 
-        init(budget: OutboundBudget) {
+        init(budget: OutboundBudget, messageLimit: Int = .max) {
             self.budget = budget
+            self.messageLimit = max(1, messageLimit)
         }
 
         /// Bytes waiting for this window now.
-        var queuedBytes: Int { bytes.load(ordering: .relaxed) }
+        var queuedBytes: Int { waiting.withLock { $0.bytes } }
 
-        /// Counts `count` bytes in if they fit; `false` if the window would go over its own bound,
-        /// or the server over its total while this window holds more than a sliver of its own
-        /// (windows that keep up are not closed for those that do not).
+        /// Counts one message of `count` bytes as waiting, if it fits; `false` if the window or
+        /// the server would go over its bound, and then nothing is counted.
         func reserve(_ count: Int) -> Bool {
-            let mine = bytes.add(count, ordering: .relaxed).newValue
-            let all = budget.queued.add(count, ordering: .relaxed).newValue
-            let fits = mine <= budget.perWindow && (all <= budget.total || mine <= budget.perWindow / 64)
-            if !fits { release(count) }
-            return fits
+            waiting.withLock { waiting in
+                guard !waiting.isClosed else { return false }
+                let mine = waiting.bytes + count
+                let all = budget.queued.add(count, ordering: .relaxed).newValue
+                let fits = waiting.messages < messageLimit && mine <= budget.perWindow
+                    && (all <= budget.total || mine <= budget.perWindow / 64)
+                guard fits else {
+                    budget.queued.subtract(count, ordering: .relaxed)
+                    return false
+                }
+                waiting.bytes = mine
+                waiting.messages += 1
+                return true
+            }
         }
 
-        /// Counts `count` bytes out once written.
+        /// A message of `count` bytes has been written, or will not be.
         func release(_ count: Int) {
-            bytes.subtract(count, ordering: .relaxed)
-            budget.queued.subtract(count, ordering: .relaxed)
+            waiting.withLock { waiting in
+                guard !waiting.isClosed else { return }
+                waiting.bytes -= count
+                waiting.messages -= 1
+                budget.queued.subtract(count, ordering: .relaxed)
+            }
         }
 
-        /// Counts out everything still counted in: the window will write nothing more.
+        /// The window is done with: nothing it has waiting counts any more.
         func releaseAll() {
-            let left = bytes.exchange(0, ordering: .relaxed)
-            budget.queued.subtract(left, ordering: .relaxed)
+            waiting.withLock { waiting in
+                guard !waiting.isClosed else { return }
+                waiting.isClosed = true
+                budget.queued.subtract(waiting.bytes, ordering: .relaxed)
+                waiting.bytes = 0
+                waiting.messages = 0
+            }
         }
     }
 }

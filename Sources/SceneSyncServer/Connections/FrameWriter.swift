@@ -1,0 +1,81 @@
+import NIOCore
+import NIOWebSocket
+import Synchronization
+
+/// Writes windows' text frames straight to their channels, gathered per event loop.
+///
+/// A change shown in a thousand windows is a thousand writes of the same bytes. Handing each to
+/// its window's writer task would wake a thousand tasks, each of which hands its frame on to its
+/// channel's event loop. Here the main actor only appends each write to its event loop's list;
+/// the first write of a list asks the loop to run it, and the loop writes every frame on the list
+/// in one pass and flushes each channel once. The frames share the message's bytes.
+///
+/// A window's frames reach its channel in the order they were written here, and before anything
+/// its connection writes afterwards through its WebSocket writer (a close frame): both go through
+/// the event loop's queue, in turn.
+final class FrameWriter: Sendable {
+    /// One frame for one channel, and what to do once it is written or has failed.
+    private struct Write {
+        let channel: any Channel
+        let frame: WebSocketFrame
+        let done: @Sendable () -> Void
+    }
+
+    /// The writes waiting for each event loop, by event loop.
+    private let waiting = Mutex<[ObjectIdentifier: [Write]]>([:])
+    /// The largest frame written whole; larger messages go in several frames of this size.
+    let maximumFrameSize: Int
+
+    init(maximumFrameSize: Int) {
+        self.maximumFrameSize = max(1, maximumFrameSize)
+    }
+
+    /// Writes `bytes` as one text message to `channel`, and calls `done` once it has been written,
+    /// or could not be (the channel closed).
+    func writeText(_ bytes: ByteBuffer, to channel: any Channel, done: @escaping @Sendable () -> Void) {
+        let frames = Self.frames(of: bytes, maximumFrameSize: maximumFrameSize)
+        let loop = channel.eventLoop
+        let key = ObjectIdentifier(loop)
+        let nothing: @Sendable () -> Void = {}
+        var writes: [Write] = []
+        for (index, frame) in frames.enumerated() {
+            writes.append(Write(channel: channel, frame: frame, done: index == frames.count - 1 ? done : nothing))
+        }
+        let first: Bool = waiting.withLock { (pending: inout [ObjectIdentifier: [Write]]) -> Bool in
+            let wasEmpty = pending[key]?.isEmpty ?? true
+            pending[key, default: []].append(contentsOf: writes)
+            return wasEmpty
+        }
+        if first { loop.execute { self.writeWaiting(on: key) } }
+    }
+
+    /// On the event loop: writes everything waiting for it, then flushes each channel once.
+    private func writeWaiting(on key: ObjectIdentifier) {
+        let writes: [Write] = waiting.withLock { (pending: inout [ObjectIdentifier: [Write]]) -> [Write] in
+            pending.removeValue(forKey: key) ?? []
+        }
+        var written: [ObjectIdentifier: any Channel] = [:]
+        for write in writes {
+            let promise = write.channel.eventLoop.makePromise(of: Void.self)
+            promise.futureResult.whenComplete { _ in write.done() }
+            write.channel.write(write.frame, promise: promise)
+            written[ObjectIdentifier(write.channel)] = write.channel
+        }
+        for channel in written.values { channel.flush() }
+    }
+
+    /// The frames of one text message: one, or several of at most `maximumFrameSize` bytes for a
+    /// larger one (the first render of a long list).
+    static func frames(of bytes: ByteBuffer, maximumFrameSize: Int) -> [WebSocketFrame] {
+        guard bytes.readableBytes > maximumFrameSize else { return [WebSocketFrame(fin: true, opcode: .text, data: bytes)] }
+        var rest = bytes
+        var frames: [WebSocketFrame] = []
+        var opcode = WebSocketOpcode.text
+        repeat {
+            let part = rest.readSlice(length: min(maximumFrameSize, rest.readableBytes))!
+            frames.append(WebSocketFrame(fin: rest.readableBytes == 0, opcode: opcode, data: part))
+            opcode = .continuation
+        } while rest.readableBytes > 0
+        return frames
+    }
+}
