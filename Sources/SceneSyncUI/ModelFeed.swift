@@ -42,8 +42,7 @@ final class ModelFeed<State: ModelState> {
     let controller: ModelController<State>
     /// The sequence number of the last event the feed handed out (or started after).
     private(set) var position: UInt64
-    private var followers: [ObjectIdentifier: Follower] = [:]
-    /// Followers in the order they joined, so that windows are served in a stable order.
+    /// The followers, in the order they joined, so that windows are served in a stable order.
     private var order: [Follower] = []
     /// The latest events, oldest first, at most ``recentLimit``.
     private var recent: [Envelope] = []
@@ -76,7 +75,7 @@ final class ModelFeed<State: ModelState> {
     static func sharingState(of controller: ModelController<State>) async -> ModelFeed {
         while true {
             if let feed = live(controller) {
-                _ = await feed.sharedState()
+                await feed.loadState()
                 // The feed may have stopped meanwhile, its last follower gone.
                 if live(controller) === feed { return feed }
                 continue
@@ -88,7 +87,7 @@ final class ModelFeed<State: ModelState> {
     }
 
     private static func live(_ controller: ModelController<State>) -> ModelFeed? {
-        ModelFeeds.live[ObjectIdentifier(controller)]?.feed as? ModelFeed
+        ModelFeeds.live[ObjectIdentifier(controller)] as? ModelFeed
     }
 
     private static func start(_ controller: ModelController<State>, after sequence: UInt64, state: State?) -> ModelFeed {
@@ -97,13 +96,10 @@ final class ModelFeed<State: ModelState> {
             feed.state = state
             feed.stateSequence = sequence
         }
-        ModelFeeds.live[ObjectIdentifier(controller)] = ModelFeeds.Entry(feed: feed)
+        ModelFeeds.live[ObjectIdentifier(controller)] = feed
         feed.start()
         return feed
     }
-
-    /// How many followers the feed serves.
-    var followerCount: Int { followers.count }
 
     /// Adds a follower of the events after `snapshot`.
     ///
@@ -114,7 +110,6 @@ final class ModelFeed<State: ModelState> {
     func add(after snapshot: UInt64, handler: @escaping @MainActor (Envelope) -> Void,
              fellBehind: @escaping @MainActor () -> Void) -> Follower {
         let follower = Follower(after: snapshot, handler: handler, fellBehind: fellBehind)
-        followers[ObjectIdentifier(follower)] = follower
         order.append(follower)
         if snapshot < position {
             lagging.append(follower)
@@ -127,9 +122,8 @@ final class ModelFeed<State: ModelState> {
     func remove(_ follower: Follower) {
         guard follower.isActive else { return }
         follower.isActive = false
-        followers[ObjectIdentifier(follower)] = nil
         if let index = order.lastIndex(where: { $0 === follower }) { order.remove(at: index) }
-        if followers.isEmpty { stop() }
+        if order.isEmpty { stop() }
     }
 
     // MARK: - Reading
@@ -189,9 +183,9 @@ final class ModelFeed<State: ModelState> {
         return value
     }
 
-    /// The model's state, applied once per event for every screen on the node, and the sequence
-    /// number it is at. The first call loads it from a snapshot.
-    func sharedState() async -> (state: State, sequence: UInt64) {
+    /// Loads the model's state from a snapshot, if the feed does not hold it yet, to be applied
+    /// once per event from then on for every screen on the node.
+    func loadState() async {
         while state == nil {
             let snapshot = await controller.snapshot()
             guard state == nil else { break }
@@ -204,7 +198,6 @@ final class ModelFeed<State: ModelState> {
             state = loaded
             stateSequence = max(snapshot.sequence, position)
         }
-        return (state!, stateSequence)
     }
 
     /// The recent events after `start` through `end`, or `nil` if they no longer reach back that far.
@@ -238,13 +231,12 @@ final class ModelFeed<State: ModelState> {
         reading?.cancel()
         catchingUp?.cancel()
         reading = nil
-        followers = [:]
         order = []
         lagging = []
         state = nil
         memo = [:]
         let key = ObjectIdentifier(controller)
-        if ModelFeeds.live[key]?.feed === self { ModelFeeds.live[key] = nil }
+        if ModelFeeds.live[key] === self { ModelFeeds.live[key] = nil }
     }
 
     // MARK: - Catching up
@@ -310,12 +302,8 @@ final class ModelFeed<State: ModelState> {
 /// The feeds live on this node, by model controller.
 @MainActor
 enum ModelFeeds {
-    /// A feed, held for as long as it has followers.
-    struct Entry {
-        let feed: AnyObject
-    }
-
-    static var live: [ObjectIdentifier: Entry] = [:]
+    /// Each live feed, held for as long as it has followers.
+    static var live: [ObjectIdentifier: AnyObject] = [:]
 }
 
 /// A model's state as every screen on this node shares it: one copy, applied once per event,

@@ -51,8 +51,6 @@ public final class ConversationScreen: ConversationListScreen {
     /// Whether newer messages than those shown were let go of to load earlier ones: new messages
     /// do not show until "Show Newest Messages" is tapped.
     public private(set) var hasNewer = false
-    /// The number of the newest message of the conversation this screen has heard of.
-    private var newestHeard = 0
     private var typing: [UUID: Date] = [:]
     private var typingExpiry: Task<Void, Never>?
     private var lastTypingSent: Date?
@@ -92,7 +90,6 @@ public final class ConversationScreen: ConversationListScreen {
         oldestKept = log.firstNumber
         shown = log.page(before: nil, limit: ChatLimits.pageSize)
         hasNewer = false
-        newestHeard = log.count
         typing = [:]
         guard !isFollowingTransients else { return }
         isFollowingTransients = true
@@ -131,7 +128,6 @@ public final class ConversationScreen: ConversationListScreen {
     override func applyToDetail(_ envelope: EventEnvelope<ChatEvent>) -> [Patch] {
         guard case let .messageSent(conversation, message) = envelope.event, conversation == self.conversation else { return [] }
         guard message.number > (shown.last?.number ?? 0) else { return [] }
-        newestHeard = max(newestHeard, message.number)
         // The server now holds messages from this one back as far as it keeps.
         oldestKept = max(oldestKept, message.number - chat.settings.messagesKeptPerConversation + 1)
         var patches: [Patch] = []
@@ -266,12 +262,9 @@ public final class ConversationScreen: ConversationListScreen {
     /// Shows the newest page again, in place of the messages shown.
     private func showNewest() async {
         guard hasNewer else { return }
-        var log = await chat.controller.state.messages(in: conversation)
-        // A message this screen has heard of must be in the page: read again until it is.
-        while log.count < newestHeard {
-            await Task.yield()
-            log = await chat.controller.state.messages(in: conversation)
-        }
+        // The controller applies an event to its state before it hands the event out, so every
+        // message this screen has heard of is in the page read here.
+        let log = await chat.controller.state.messages(in: conversation)
         guard hasNewer else { return }
         oldestKept = log.firstNumber
         shown = log.page(before: nil, limit: ChatLimits.pageSize)
