@@ -46,7 +46,9 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
 from selenium.webdriver.common.by import By
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
 
 from accessibility import assert_accessible, assert_scheme
 from conftest import chromium, save_screenshots
@@ -523,11 +525,17 @@ def test_a_window_on_a_busy_conversation_keeps_its_newest_messages_and_shows_the
 
     # The oldest left the page, and the next one heads Ana's group now: her name and time show on it.
     wait(bo, lambda d: message_texts(d) == [f"Message {n}" for n in range(2, count + 1)], "the newest messages only")
-    first = live(bo, "[data-kind=message]")[0]
-    assert "ss-continued" not in first.get_attribute("class").split()
-    assert first.find_element(By.CSS_SELECTOR, ".ss-message-sender").is_displayed()
-    assert first.find_element(By.CSS_SELECTOR, ".ss-message-time").is_displayed()
-    assert all("ss-continued" in m.get_attribute("class").split() for m in live(bo, "[data-kind=message]")[1:])
+    def first_heads_the_group(driver):
+        messages = live(driver, "[data-kind=message]")
+        first = messages[0]
+        return ("ss-continued" not in first.get_attribute("class").split()
+                and first.find_element(By.CSS_SELECTOR, ".ss-message-sender").is_displayed()
+                and first.find_element(By.CSS_SELECTOR, ".ss-message-time").is_displayed()
+                and all("ss-continued" in m.get_attribute("class").split() for m in messages[1:]))
+
+    # The message let go of may still be on its way out of the page while this is read.
+    WebDriverWait(bo, TIMEOUT, ignored_exceptions=[StaleElementReferenceException]).until(
+        first_heads_the_group, "message 2 heads Ana's group, with her name and time")
 
     # Up to the top: the message let go of loads again, the newest leaves, and Show Newest Messages
     # brings the newest page back.
