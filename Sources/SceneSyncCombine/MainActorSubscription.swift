@@ -5,8 +5,9 @@ import Combine
 import OpenCombine
 #endif
 
-/// A Combine subscription fed by an async producer on the main actor: it delivers what the
-/// producer sends, no more than the subscriber asked for, and stops the producer when cancelled.
+/// A Combine subscription fed by a producer on the main actor: it delivers what the producer
+/// sends (waiting for demand) or offers (keeping the latest until there is demand), no more than
+/// the subscriber asked for, and stops the producer when cancelled.
 ///
 /// It is `@unchecked Sendable` because Combine calls `request` and `cancel` from any thread: every
 /// stored property is read and written under `lock`, and the subscriber is only called on the
@@ -17,6 +18,8 @@ final class MainActorSubscription<Output: Sendable, Failure: Error>: Subscriptio
     private var demand = Subscribers.Demand.none
     private var waiter: CheckedContinuation<Void, Never>?
     private var producer: Task<Void, Never>?
+    /// The latest value ``offer(_:)`` could not deliver for want of demand.
+    private var pending: Output?
 
     init(_ subscriber: AnySubscriber<Output, Failure>) {
         self.subscriber = subscriber
@@ -61,6 +64,35 @@ final class MainActorSubscription<Output: Sendable, Failure: Error>: Subscriptio
         }
     }
 
+    /// Delivers `value` at once if the subscriber wants one; otherwise keeps it, in place of any
+    /// value kept before, until the subscriber asks. For values where only the latest matters.
+    @MainActor
+    func offer(_ value: Output) {
+        let state: (subscriber: AnySubscriber<Output, Failure>?, hasDemand: Bool) = lock.withLock {
+            guard demand > 0 else {
+                if subscriber != nil { pending = value }
+                return (nil, false)
+            }
+            demand -= 1
+            pending = nil
+            return (subscriber, true)
+        }
+        guard state.hasDemand, let subscriber = state.subscriber else { return }
+        let more = subscriber.receive(value)
+        lock.withLock { demand += more }
+    }
+
+    /// Delivers the value kept by ``offer(_:)``, if any, now that the subscriber asked for more.
+    @MainActor
+    private func deliverPending() {
+        let kept: Output? = lock.withLock {
+            guard subscriber != nil, demand > 0 else { return nil }
+            defer { pending = nil }
+            return pending
+        }
+        if let kept { offer(kept) }
+    }
+
     /// Ends the subscription with `completion`, unless it was cancelled.
     @MainActor
     func finish(_ completion: Subscribers.Completion<Failure>) {
@@ -72,12 +104,13 @@ final class MainActorSubscription<Output: Sendable, Failure: Error>: Subscriptio
     }
 
     func request(_ demand: Subscribers.Demand) {
-        let waiter = lock.withLock {
+        let (waiter, hasPending) = lock.withLock {
             self.demand += demand
             defer { self.waiter = nil }
-            return self.waiter
+            return (self.waiter, pending != nil)
         }
         waiter?.resume()
+        if hasPending { Task { @MainActor in self.deliverPending() } }
     }
 
     func cancel() {

@@ -4,6 +4,7 @@ public import Combine
 public import OpenCombine
 #endif
 public import SceneSync
+import Synchronization
 
 extension ModelController {
     /// The app's update events after `sequence` as a Combine publisher: from the log first, then
@@ -26,7 +27,11 @@ extension ModelController {
     /// state after each committed event. It never fails: if it falls behind the log it starts
     /// again from the current state. It finishes when the model controller closes.
     ///
-    /// Values arrive on the main actor. The seed's badge, as a pipeline:
+    /// Values arrive on the main actor. Every state publisher of a controller, in every window,
+    /// shares one subscription and one copy of the state, applied once per event: a window's
+    /// pipeline costs a call per change, not a subscription and a copy of the state of its own. A
+    /// subscriber that has not asked for a value when the state changes is given the latest state
+    /// once it asks. The seed's badge, as a pipeline:
     ///
     /// ```swift
     /// badgeSubscription = controller.statePublisher()
@@ -76,23 +81,65 @@ extension ModelController {
             let controller = controller
             MainActorSubscription<Output, Failure>(AnySubscriber<Output, Failure>(subscriber)).start { subscription in
                 while !Task.isCancelled {
-                    let snapshot = await controller.snapshot()
-                    var state = snapshot.state
-                    guard await subscription.send(state) else { return }
-                    do {
-                        for try await envelope in controller.events(after: snapshot.sequence) {
-                            _ = state.apply(envelope.event)
-                            guard await subscription.send(state) else { return }
-                        }
-                        // The events end only when the controller closes or the task is cancelled.
-                        if !Task.isCancelled { subscription.finish(.finished) }
+                    let feed = await ModelFeed.sharingState(of: controller)
+                    guard !Task.isCancelled, let state = feed.state else { return }
+                    subscription.offer(state)
+                    let end = FollowingEnd()
+                    let follower = feed.add(after: feed.stateSequence, handler: { _ in
+                        if let state = feed.state { subscription.offer(state) }
+                    }, fellBehind: { end.end(.fellBehind) }, finished: { end.end(.finished) })
+                    switch await end.wait() {
+                    case .cancelled:
+                        feed.remove(follower)
                         return
-                    } catch {
+                    case .finished:
+                        subscription.finish(.finished)
+                        return
+                    case .fellBehind:
                         // Fell behind a trimmed log: start again from what is committed now.
                         continue
                     }
                 }
             }
+        }
+    }
+}
+
+/// How a follower of a model's feed stopped, and a way for a producer task to wait for it.
+final class FollowingEnd: Sendable {
+    enum Reason: Sendable { case cancelled, fellBehind, finished }
+
+    private struct Waiting {
+        var reason: Reason?
+        var continuation: CheckedContinuation<Reason, Never>?
+    }
+
+    private let waiting = Mutex(Waiting())
+
+    /// Ends the following, once: later reasons are ignored.
+    func end(_ reason: Reason) {
+        let continuation = waiting.withLock { waiting -> CheckedContinuation<Reason, Never>? in
+            guard waiting.reason == nil else { return nil }
+            waiting.reason = reason
+            defer { waiting.continuation = nil }
+            return waiting.continuation
+        }
+        continuation?.resume(returning: reason)
+    }
+
+    /// Waits until the following ends, or the task is cancelled.
+    func wait() async -> Reason {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let reason = waiting.withLock { waiting -> Reason? in
+                    if let reason = waiting.reason { return reason }
+                    waiting.continuation = continuation
+                    return nil
+                }
+                if let reason { continuation.resume(returning: reason) }
+            }
+        } onCancel: {
+            end(.cancelled)
         }
     }
 }

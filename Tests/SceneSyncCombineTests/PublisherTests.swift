@@ -79,20 +79,46 @@ struct PublisherTests {
         cancellable.cancel()
     }
 
-    @Test func cancellingEndsTheSubscriptionWithTheController() async throws {
+    @Test func statePublishersShareOneSubscriptionAndCancellingEndsOnlyItsOwn() async throws {
         let controller = try await open()
         let collected = Collected<Int>()
         let witnessed = Collected<Int>()
         var cancellable: AnyCancellable? = controller.statePublisher().map(\.words.count).sink { collected.values.append($0) }
         let witness = controller.statePublisher().map(\.words.count).sink { witnessed.values.append($0) }
-        try await waitUntil("the subscriptions to register") { controller.subscriberCount == 2 }
+        try await waitUntil("both to have the state") { collected.values == [0] && witnessed.values == [0] }
+        #expect(controller.subscriberCount == 1, "every state publisher shares one subscription")
+        #expect(controller.followerCount == 2)
         cancellable = nil
-        try await waitUntil("the subscription to end") { controller.subscriberCount == 1 }
+        try await waitUntil("its following to end") { controller.followerCount == 1 }
         try await controller.add("unseen")
         // A subscriber still there has the new state: the cancelled one was not given it.
         try await waitUntil("the new state to reach the other subscriber") { witnessed.values == [0, 1] }
         #expect(collected.values == [0])
-        _ = (cancellable, witness)
+        witness.cancel()
+        try await waitUntil("the shared subscription to end with the last") { controller.subscriberCount == 0 }
+        _ = cancellable
+    }
+
+    @Test func aStateSubscriberThatAsksLaterIsGivenTheLatestState() async throws {
+        let controller = try await open()
+        let collected = Collected<String>()
+        let subscriber = OneAtATime(collected)
+        controller.statePublisher().map { $0.words.joined(separator: ",") }
+            .setFailureType(to: SubscriptionError.self).subscribe(subscriber)
+        let everything = Collected<Int>()
+        let witness = controller.statePublisher().sink { everything.values.append($0.words.count) }
+        try await waitUntil("the committed state") { collected.values == [""] }
+        for word in ["a", "b", "c"] { try await controller.add(word) }
+        try await waitUntil("every state to reach the other subscriber") { everything.values == [0, 1, 2, 3] }
+        #expect(collected.values == [""], "it asked for one")
+        subscriber.requestOneMore()
+        try await waitUntil("the next state") { collected.values.count >= 2 }
+        #expect(collected.values == ["", "a,b,c"], "the latest, not the ones it did not ask for")
+        try await controller.add("d")
+        try await waitUntil("the other subscriber to have it") { everything.values.last == 4 }
+        #expect(collected.values.count == 2, "no more than it asked for")
+        subscriber.subscription?.cancel()
+        witness.cancel()
     }
 
     @Test func aSubscriberGetsNoMoreThanItAskedFor() async throws {

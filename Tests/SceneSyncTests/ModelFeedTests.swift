@@ -1,8 +1,8 @@
 import Foundation
 import Logging
-import SceneSync
 import SceneSyncSQLite
 @testable import SceneSyncUI
+@testable import SceneSync
 import Testing
 
 /// Screens on one node that follow one model controller share one subscription to it, and each
@@ -48,6 +48,33 @@ import Testing
 
         for (feed, follower, _) in followers { feed.remove(follower) }
         try await waitUntil("the subscription to end with the last follower") { controller.subscriberCount == 0 }
+    }
+
+    @Test func followingThroughTheControllerSharesTheFeedAndEndsWhenCancelledReleasedOrClosed() async throws {
+        let controller = try await open()
+        let kept = Received(), cancelled = Received(), released = Received()
+        var finished = 0
+        let keeping = controller.follow(after: 0, { kept.sequences.append($0.sequence) },
+                                        fellBehind: { kept.fellBehind += 1 }, finished: { finished += 1 })
+        let cancelling = controller.follow(after: 0, { cancelled.sequences.append($0.sequence) }, fellBehind: {})
+        var releasing: ModelFollowing? = controller.follow(after: 0, { released.sequences.append($0.sequence) }, fellBehind: {})
+        #expect(controller.followerCount == 3)
+        try await controller.append("one")
+        try await waitUntil("all three have it") { [kept, cancelled, released].allSatisfy { $0.sequences == [1] } }
+        #expect(controller.subscriberCount == 1)
+
+        cancelling.cancel()
+        #expect(!cancelling.isActive && controller.followerCount == 2, "cancelling ends it at once")
+        releasing = nil
+        try await waitUntil("the released one to end") { controller.followerCount == 1 }
+        try await controller.append("two")
+        try await waitUntil("the kept one has it") { kept.sequences == [1, 2] }
+        #expect(cancelled.sequences == [1] && released.sequences == [1])
+
+        await controller.close()
+        try await waitUntil("the kept one to hear the controller closed") { finished == 1 }
+        #expect(!keeping.isActive && kept.fellBehind == 0 && controller.followerCount == 0)
+        _ = releasing
     }
 
     @Test func aFollowerWhoseSnapshotIsBehindTheFeedIsGivenWhatItMissedFirst() async throws {

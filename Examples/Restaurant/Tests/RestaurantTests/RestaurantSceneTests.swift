@@ -241,13 +241,13 @@ extension RestaurantSceneTests {
         // The window's own pipeline has subscribed once its badge shows.
         try await host.waitUntil("the window's badge") { badge(window) == "1" }
         let sceneWindow = try #require(window.scene?.window)
-        let baseline = restaurant.controller.subscriberCount
+        let baseline = restaurant.controller.followerCount
         var controller: OrderBadgeController? = OrderBadgeController(window: sceneWindow, tab: TabID.order)
         weak let released = controller
         controller?.start(following: restaurant)
-        try await host.waitUntil("the pipeline to subscribe") { restaurant.controller.subscriberCount == baseline + 1 }
+        try await host.waitUntil("the pipeline to subscribe") { restaurant.controller.followerCount == baseline + 1 }
         controller = nil
         #expect(released == nil, "no retain cycle through the sink")
-        try await host.waitUntil("the subscription to end") { restaurant.controller.subscriberCount == baseline }
+        try await host.waitUntil("the subscription to end") { restaurant.controller.followerCount == baseline }
     }
 }

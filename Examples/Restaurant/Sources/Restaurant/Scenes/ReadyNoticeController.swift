@@ -12,14 +12,12 @@ public import SceneSyncUI
 @MainActor
 public final class ReadyNoticeController {
     private weak var window: SceneWindow?
-    private var following: Task<Void, Never>?
+    private var following: ModelFollowing?
 
     /// Creates the controller for `window`.
     public init(window: SceneWindow) {
         self.window = window
     }
-
-    deinit { following?.cancel() }
 
     /// The notice a window shows when the order `number` is ready.
     public nonisolated static func message(forOrder number: Int) -> String {
@@ -27,33 +25,24 @@ public final class ReadyNoticeController {
     }
 
     /// Starts telling of the orders that become ready after `sequence`, the restaurant's sequence
-    /// number when the window connected.
+    /// number when the window connected. Every window's controller shares one subscription to the
+    /// restaurant's events.
     public func start(following restaurant: RestaurantController, after sequence: UInt64) {
         following?.cancel()
-        following = Task { @MainActor [weak self] in
-            var last = sequence
-            while !Task.isCancelled {
-                do {
-                    for try await envelope in restaurant.events(after: last) {
-                        last = envelope.sequence
-                        guard let self else { return }
-                        if case let .orderReady(number) = envelope.event {
-                            self.window?.showNotice(Self.message(forOrder: number))
-                        }
-                    }
-                    return  // The restaurant closed.
-                } catch {
-                    guard !Task.isCancelled else { return }
-                    if case SubscriptionError.logUnavailable = error {
-                        // The log could not be read: try again shortly rather than at once.
-                        try? await Task.sleep(for: .seconds(1))
-                    } else {
-                        // So far behind that the log was trimmed past it (or it cannot be read
-                        // past an event): what became ready meanwhile is old news. Go on from now.
-                        last = await restaurant.snapshot().sequence
-                    }
-                }
+        following = restaurant.controller.follow(after: sequence) { [weak self] envelope in
+            if case let .orderReady(number) = envelope.event {
+                self?.window?.showNotice(Self.message(forOrder: number))
             }
+        } fellBehind: { [weak self] in
+            // So far behind that the log was trimmed past it, or the log could not be read:
+            // what became ready meanwhile is old news. Go on from now.
+            Task { @MainActor [weak self] in
+                let now = await restaurant.snapshot().sequence
+                guard let self, self.following != nil else { return }
+                self.start(following: restaurant, after: now)
+            }
+        } finished: { [weak self] in
+            self?.following = nil  // The restaurant closed.
         }
     }
 

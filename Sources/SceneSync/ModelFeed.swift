@@ -1,5 +1,3 @@
-public import SceneSync
-
 /// One subscription to a model controller's events on this node, shared by every screen that
 /// follows the controller, in every window.
 ///
@@ -12,36 +10,39 @@ public import SceneSync
 /// follower what it missed since its snapshot. Only a follower whose snapshot is older than that
 /// gets a subscription of its own, from the log.
 ///
-/// Screens reach the feed through ``ScreenController/follow(_:from:_:)``; nothing else needs it.
+/// Everything on the main actor reaches the feed through ``ModelController/follow(after:_:fellBehind:finished:)``
+/// (a scene's notices, a Combine publisher) or a screen's `follow`.
 @MainActor
-final class ModelFeed<State: ModelState> {
-    typealias Envelope = EventEnvelope<State.Event>
+package final class ModelFeed<State: ModelState> {
+    package typealias Envelope = EventEnvelope<State.Event>
 
     /// How many of the latest events a feed keeps to catch a new follower up.
-    static var recentLimit: Int { 512 }
+    package static var recentLimit: Int { 512 }
 
     /// One follower: its handler and the last sequence number it was given.
     @MainActor
-    final class Follower {
+    package final class Follower {
         fileprivate var after: UInt64
         fileprivate let handler: @MainActor (Envelope) -> Void
         fileprivate let fellBehind: @MainActor () -> Void
+        fileprivate let finished: @MainActor () -> Void
         fileprivate var isActive = true
         /// Whether it is reading the log by itself, behind the feed, and must not be served live
         /// events out of order meanwhile.
         fileprivate var readsAlone = false
 
         fileprivate init(after: UInt64, handler: @escaping @MainActor (Envelope) -> Void,
-                         fellBehind: @escaping @MainActor () -> Void) {
+                         fellBehind: @escaping @MainActor () -> Void, finished: @escaping @MainActor () -> Void) {
             self.after = after
             self.handler = handler
             self.fellBehind = fellBehind
+            self.finished = finished
         }
     }
 
-    let controller: ModelController<State>
+    package let controller: ModelController<State>
     /// The sequence number of the last event the feed handed out (or started after).
-    private(set) var position: UInt64
+    package private(set) var position: UInt64
     /// The followers, in the order they joined, so that windows are served in a stable order.
     private var order: [Follower] = []
     /// The latest events, oldest first, at most ``recentLimit``.
@@ -53,8 +54,8 @@ final class ModelFeed<State: ModelState> {
     private var catchingUp: Task<Void, Never>?
     /// The model's state as of ``stateSequence``, once a screen has asked for it: applied once
     /// per event here, for every screen on the node to read rather than keep a copy of its own.
-    private(set) var state: State?
-    private(set) var stateSequence: UInt64 = 0
+    package private(set) var state: State?
+    package private(set) var stateSequence: UInt64 = 0
     /// Values worked out once per event for every follower (see ``once(_:_:)``), and the event.
     private var memo: [String: Any] = [:]
     private var memoSequence: UInt64 = 0
@@ -65,14 +66,14 @@ final class ModelFeed<State: ModelState> {
     }
 
     /// The feed of `controller` on this node, made and started on first use.
-    static func shared(for controller: ModelController<State>, startingAfter sequence: UInt64) -> ModelFeed {
+    package static func shared(for controller: ModelController<State>, startingAfter sequence: UInt64) -> ModelFeed {
         if let feed = live(controller) { return feed }
         return start(controller, after: sequence, state: nil)
     }
 
     /// The feed of `controller` on this node with the model's state loaded, made and started on
     /// first use.
-    static func sharingState(of controller: ModelController<State>) async -> ModelFeed {
+    package static func sharingState(of controller: ModelController<State>) async -> ModelFeed {
         while true {
             if let feed = live(controller) {
                 await feed.loadState()
@@ -107,9 +108,11 @@ final class ModelFeed<State: ModelState> {
     /// from the feed's recent events before the next live one (or from a subscription of its own
     /// when those do not reach back far enough). `fellBehind` is called, and the follower
     /// dropped, if the feed cannot go on: the follower should start again from a fresh snapshot.
-    func add(after snapshot: UInt64, handler: @escaping @MainActor (Envelope) -> Void,
-             fellBehind: @escaping @MainActor () -> Void) -> Follower {
-        let follower = Follower(after: snapshot, handler: handler, fellBehind: fellBehind)
+    /// `finished` is called, and the follower dropped, when the model controller closes.
+    package func add(after snapshot: UInt64, handler: @escaping @MainActor (Envelope) -> Void,
+                     fellBehind: @escaping @MainActor () -> Void,
+                     finished: @escaping @MainActor () -> Void = {}) -> Follower {
+        let follower = Follower(after: snapshot, handler: handler, fellBehind: fellBehind, finished: finished)
         order.append(follower)
         if snapshot < position {
             lagging.append(follower)
@@ -118,8 +121,11 @@ final class ModelFeed<State: ModelState> {
         return follower
     }
 
+    /// How many follow the feed.
+    package var followerCount: Int { order.count }
+
     /// Removes a follower; the feed stops reading once it has none.
-    func remove(_ follower: Follower) {
+    package func remove(_ follower: Follower) {
         guard follower.isActive else { return }
         follower.isActive = false
         if let index = order.lastIndex(where: { $0 === follower }) { order.remove(at: index) }
@@ -136,6 +142,9 @@ final class ModelFeed<State: ModelState> {
                     guard let self else { return }
                     self.deliver(envelope)
                 }
+                // The events end when the model controller closes (or the feed stopped).
+                guard !Task.isCancelled else { return }
+                self?.finish()
             } catch {
                 guard !Task.isCancelled else { return }
                 if case SubscriptionError.tooOld = error {} else {
@@ -176,7 +185,7 @@ final class ModelFeed<State: ModelState> {
 
     /// `make()`'s value, worked out once for the event being handed out and shared by every
     /// follower that asks for it under `key` while handling that event.
-    func once<Value>(_ key: String, _ make: () -> Value) -> Value {
+    package func once<Value>(_ key: String, _ make: () -> Value) -> Value {
         if let kept = memo[key] as? Value { return kept }
         let value = make()
         memo[key] = value
@@ -185,7 +194,7 @@ final class ModelFeed<State: ModelState> {
 
     /// Loads the model's state from a snapshot, if the feed does not hold it yet, to be applied
     /// once per event from then on for every screen on the node.
-    func loadState() async {
+    package func loadState() async {
         while state == nil {
             let snapshot = await controller.snapshot()
             guard state == nil else { break }
@@ -219,11 +228,21 @@ final class ModelFeed<State: ModelState> {
 
     /// The feed stops for good; every follower starts over.
     private func fail() {
+        end { $0.fellBehind() }
+    }
+
+    /// The model controller closed: the feed stops, and every follower is told.
+    private func finish() {
+        end { $0.finished() }
+    }
+
+    /// Stops the feed and tells each follower still there, with `tell`.
+    private func end(telling tell: (Follower) -> Void) {
         let dropped = order
         stop()
         for follower in dropped where follower.isActive {
             follower.isActive = false
-            follower.fellBehind()
+            tell(follower)
         }
     }
 
@@ -289,6 +308,11 @@ final class ModelFeed<State: ModelState> {
                         return
                     }
                 }
+                // The model controller closed before the follower caught up.
+                guard follower.isActive else { return }
+                self?.remove(follower)
+                follower.isActive = false
+                follower.finished()
             } catch {
                 guard follower.isActive else { return }
                 self?.remove(follower)
@@ -301,44 +325,85 @@ final class ModelFeed<State: ModelState> {
 
 /// The feeds live on this node, by model controller.
 @MainActor
-enum ModelFeeds {
+package enum ModelFeeds {
     /// Each live feed, held for as long as it has followers.
-    static var live: [ObjectIdentifier: AnyObject] = [:]
+    package static var live: [ObjectIdentifier: AnyObject] = [:]
 }
 
-/// A model's state as every screen on this node shares it: one copy, applied once per event,
-/// however many windows show it.
+/// A follower of a model controller's events on the main actor, through the one subscription
+/// this process shares among all of them; see ``ModelController/follow(after:_:fellBehind:finished:)``.
 ///
-/// A screen gets one from ``ScreenController/follow(sharing:_:)`` and reads ``state`` when it
-/// draws, instead of keeping a copy of the rows: a thousand windows on a 10,000-row list hold the
-/// list once. Read it, do not store parts of it: a kept array is copied when the next event
-/// changes it.
+/// It follows until ``cancel()`` is called or it is released.
 @MainActor
-public final class SharedModel<State: ModelState> {
-    private let feed: ModelFeed<State>
+public final class ModelFollowing {
+    /// Ends the following at the feed; set once the follower has joined it.
+    fileprivate var stop: (@MainActor @Sendable () -> Void)?
+    /// Whether it still follows: not cancelled, fallen behind or finished.
+    public private(set) var isActive = true
 
-    init(feed: ModelFeed<State>) {
-        self.feed = feed
+    fileprivate init() {}
+
+    fileprivate func ended() {
+        isActive = false
+        stop = nil
     }
 
-    /// The model's state, with every event handed out so far applied.
-    public var state: State {
-        // A shared model exists only once its feed has the state.
-        feed.state ?? State()
+    /// Stops following. Nothing is delivered after it returns.
+    public func cancel() {
+        guard isActive else { return }
+        isActive = false
+        stop?()
+        stop = nil
     }
 
-    /// The sequence number of the last event applied to ``state``.
-    public var sequence: UInt64 { feed.stateSequence }
+    deinit {
+        guard let stop else { return }
+        Task { @MainActor in stop() }
+    }
+}
 
-    /// `make()`'s value, worked out once per event for every screen that asks for it under `key`
-    /// while handling that event: the patches a list's screens send alike, say. The key must name
-    /// everything the value depends on besides the event and the shared state (a screen in edit
-    /// mode and one not, if their patches differ).
+extension ModelController {
+    /// Calls `handler` on the main actor with each event after `sequence`, in order, with no gap
+    /// and no duplicate, until the returned ``ModelFollowing`` is cancelled or released.
     ///
-    /// ```swift
-    /// let patches = model.once("items") { patches(for: envelope.event) }
-    /// ```
-    public func once<Value>(_ key: String, _ make: () -> Value) -> Value {
-        feed.once(key, make)
+    /// Every follower of this controller on the main actor (each window's screens, its notices,
+    /// its Combine pipelines) shares one subscription: a change is handed to the main actor once
+    /// and each handler called in turn, where a subscription of one's own, with
+    /// ``events(after:)``, would cost a hand-over and a task wake-up per follower. A follower that
+    /// starts behind is caught up from the events the process holds, or from the log.
+    ///
+    /// - Parameters:
+    ///   - sequence: The sequence number of the snapshot the follower is in step with.
+    ///   - handler: Called with each event after `sequence`.
+    ///   - fellBehind: Called, and the following ended, if the events after `sequence` can no
+    ///     longer be given (the log was trimmed past them, or cannot be read): start again from a
+    ///     fresh snapshot.
+    ///   - finished: Called, and the following ended, when the model controller closes.
+    @MainActor
+    public func follow(
+        after sequence: UInt64,
+        _ handler: @escaping @MainActor (EventEnvelope<State.Event>) -> Void,
+        fellBehind: @escaping @MainActor () -> Void,
+        finished: @escaping @MainActor () -> Void = {}
+    ) -> ModelFollowing {
+        let feed = ModelFeed.shared(for: self, startingAfter: sequence)
+        let following = ModelFollowing()
+        let follower = feed.add(after: sequence, handler: handler, fellBehind: { [weak following] in
+            following?.ended()
+            fellBehind()
+        }, finished: { [weak following] in
+            following?.ended()
+            finished()
+        })
+        following.stop = { feed.remove(follower) }
+        return following
+    }
+
+    /// How many follow this controller on the main actor, through the one subscription they
+    /// share (see ``follow(after:_:fellBehind:finished:)``): every screen, notice and state
+    /// publisher of every window. ``subscriberCount`` counts that subscription once.
+    @MainActor
+    public var followerCount: Int {
+        (ModelFeeds.live[ObjectIdentifier(self)] as? ModelFeed<State>)?.followerCount ?? 0
     }
 }
