@@ -44,7 +44,11 @@ package final class ModelFeed<State: ModelState> {
     /// The sequence number of the last event the feed handed out (or started after).
     package private(set) var position: UInt64
     /// The followers, in the order they joined, so that windows are served in a stable order.
+    /// Removed ones are only marked inactive, and swept out once they outnumber the active ones:
+    /// a thousand windows closing at once cost a thousand marks, not a million comparisons.
     private var order: [Follower] = []
+    /// How many of ``order`` are active.
+    private var activeCount = 0
     /// The latest events, oldest first, at most ``recentLimit``.
     private var recent: [Envelope] = []
     private var recentStart = 0
@@ -114,6 +118,7 @@ package final class ModelFeed<State: ModelState> {
                      finished: @escaping @MainActor () -> Void = {}) -> Follower {
         let follower = Follower(after: snapshot, handler: handler, fellBehind: fellBehind, finished: finished)
         order.append(follower)
+        activeCount += 1
         if snapshot < position {
             lagging.append(follower)
             scheduleCatchUp()
@@ -122,14 +127,18 @@ package final class ModelFeed<State: ModelState> {
     }
 
     /// How many follow the feed.
-    package var followerCount: Int { order.count }
+    package var followerCount: Int { activeCount }
 
     /// Removes a follower; the feed stops reading once it has none.
     package func remove(_ follower: Follower) {
         guard follower.isActive else { return }
         follower.isActive = false
-        if let index = order.lastIndex(where: { $0 === follower }) { order.remove(at: index) }
-        if order.isEmpty { stop() }
+        activeCount -= 1
+        if activeCount == 0 {
+            stop()
+        } else if order.count > 2 * activeCount + 16 {
+            order.removeAll { !$0.isActive }
+        }
     }
 
     // MARK: - Reading
@@ -251,6 +260,7 @@ package final class ModelFeed<State: ModelState> {
         catchingUp?.cancel()
         reading = nil
         order = []
+        activeCount = 0
         lagging = []
         state = nil
         memo = [:]

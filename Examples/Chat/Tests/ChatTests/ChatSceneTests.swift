@@ -92,6 +92,34 @@ struct ChatSceneTests {
         #expect([ana, bo, anaSecond].allSatisfy { $0.patchFailures.isEmpty })
     }
 
+    /// The row badges a window was sent for the conversation `id`, in order.
+    func sentBadges(_ id: UUID, in window: HostedWindow) -> [ViewValue?] {
+        window.messages.flatMap { message -> [ViewValue?] in
+            guard case let .patch(ops, _) = message else { return [] }
+            return ops.compactMap { if case let .set(row, props) = $0, row == List.row(id), props.keys.contains("badge") { props["badge"] } else { nil } }
+        }
+    }
+
+    @Test func aPersonsWindowsAreSentTheSameRowButEachItsOwnBadge() async throws {
+        let (host, chat) = try await launch(try SQLiteStorage.inMemory())
+        let (ana, boList, talk) = try await lunch(host, chat)
+        // Bo's second window, active, has the conversation open; his first shows the list only.
+        let boOpen = try await host.openWindow(device: Self.boDevice)
+        try await host.waitUntil("Bo's second window's list") { boOpen.node(List.row(talk.id)) != nil }
+        try await host.perform(.select, on: List.row(talk.id), in: boOpen)
+        try await host.perform(.select, on: List.row(talk.id), in: ana)
+        try await host.perform(.send, on: Detail.composer, value: "Noodles?", in: ana)
+        try await host.waitUntil("the message in Bo's open window") { messageTexts(boOpen) == ["Noodles?"] }
+        let bo = try #require(await chat.controller.state.person(on: Self.boDevice))
+        // The open, active window reads it, and the list's badge goes.
+        try await waitForUnread(0, of: bo.id, in: talk.id, chat)
+        try await host.waitUntil("no badge in either window") { boList.text(List.row(talk.id), "badge") == nil && boOpen.text(List.row(talk.id), "badge") == nil }
+        #expect(boList.text(List.row(talk.id), "subtitle") == "Ana: Noodles?" && boOpen.text(List.row(talk.id), "subtitle") == "Ana: Noodles?")
+        #expect(sentBadges(talk.id, in: boList).contains(.string("1")), "the list showed it unread until it was read")
+        #expect(!sentBadges(talk.id, in: boOpen).contains(.string("1")), "the window that had it on screen never showed it unread")
+        #expect([ana, boList, boOpen].allSatisfy { $0.patchFailures.isEmpty })
+    }
+
     @Test func badMessagesAreRefusedInTheWindowThatSentThemAndNothingIsStored() async throws {
         let (host, chat) = try await launch(try SQLiteStorage.inMemory())
         let (ana, _, talk) = try await lunch(host, chat)

@@ -283,6 +283,23 @@ public final class ChatController: Sendable {
         if let result { throw result }
     }
 
+    /// Asks for `conversation` to be marked read by `person` through its newest message, without
+    /// waiting, as a window does when a message arrives while the conversation is on screen.
+    ///
+    /// Every window of a person that shows the conversation asks at once; a mark already waiting
+    /// for that person and conversation is not asked for again, so a node commits one mark for
+    /// all of them, and no window waits on it. A mark that does not apply (the person is not in
+    /// the conversation, or has read it) is dropped when it is committed.
+    public nonisolated func requestRead(_ conversation: UUID, by person: UUID) {
+        let key = ReadKey(person: person, conversation: conversation)
+        let startsFlush = pendingReads.withLock { pending -> Bool in
+            guard pending.marks.insert(key).inserted else { return false }
+            defer { pending.isFlushing = true }
+            return !pending.isFlushing
+        }
+        if startsFlush { Task.detached { await self.flushReads() } }
+    }
+
     /// Commits the marks waiting, and then those that came meanwhile, until none wait.
     private func flushReads() async {
         while true {

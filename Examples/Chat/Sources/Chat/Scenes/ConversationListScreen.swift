@@ -74,12 +74,18 @@ public class ConversationListScreen: ScreenController {
     /// Everyone's name, to name senders.
     private(set) var names: [UUID: String] = [:]
     private let focus: ViewNode.SplitPane
+    /// The chat's shared state, once loaded: what the screen's values worked out once per event
+    /// for every window are kept by.
+    private var model: SharedModel<ChatState>?
+    /// The person's id as text, for the keys of values shared between a person's windows.
+    let personKey: String
 
     init(chat: ChatController, person: Person, device: String, route: Route, title: String, focus: ViewNode.SplitPane) {
         self.chat = chat
         self.person = person
         self.device = device
         self.focus = focus
+        personKey = person.id.uuidString
         super.init(route: route, title: title)
         handleRows(
             Self.rows, shown: { [weak self] id in self?.entries[id] != nil },
@@ -94,14 +100,24 @@ public class ConversationListScreen: ScreenController {
     }
 
     public override func load() async {
-        let snapshot = await chat.snapshot()
-        // Signed out, or in as someone else, before this screen could follow the events saying so.
-        if snapshot.state.person(on: device)?.id != person.id { Task { [weak self] in await self?.deviceChanged() } }
-        resetList(snapshot.state)
-        await loadDetail(snapshot.state)
-        follow(chat.controller, from: snapshot.sequence) { [weak self] envelope in
+        // The chat's state as every screen on the node shares it, in step with what the screen
+        // is handed from now on.
+        let model = await follow(sharing: chat.controller) { [weak self] envelope in
             self?.apply(envelope)
         }
+        self.model = model
+        let state = model.state
+        // Signed out, or in as someone else, before this screen could follow the events saying so.
+        if state.person(on: device)?.id != person.id { Task { [weak self] in await self?.deviceChanged() } }
+        resetList(state)
+        await loadDetail(state)
+    }
+
+    /// `make()`'s value for the event being handled, worked out once for every screen on the node
+    /// that asks under the same `key` (which names the person and whatever else it depends on).
+    func once<Value>(_ key: String, _ make: () -> Value) -> Value {
+        guard let model else { return make() }
+        return model.once(key, make)
     }
 
     public override func makeContent() -> [ViewNode] {
@@ -182,7 +198,10 @@ public class ConversationListScreen: ScreenController {
             entry.count = message.number
             if message.sender == person.id { entry.read = message.number }
             entries[conversation] = entry
-            patches.append(.set(NodeID.row(conversation), rowProps(conversation)))
+            // Every window of the person shows the row alike, but for its badge beside the
+            // conversation it has open.
+            let props = once("chat.row.\(personKey).\(showsBadge(for: conversation))") { rowProps(conversation) }
+            patches.append(.set(NodeID.row(conversation), props))
             if let index = order.firstIndex(of: conversation), index != 0 {
                 order.remove(at: index)
                 order.insert(conversation, at: 0)

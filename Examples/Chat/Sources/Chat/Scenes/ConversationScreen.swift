@@ -78,9 +78,14 @@ public final class ConversationScreen: ConversationListScreen {
     /// Whether the conversation has older messages than those shown that the server no longer holds.
     public var hasEarlierNotKept: Bool { !hasEarlier && (shown.first?.number ?? 1) > 1 }
 
+    /// Whether the screen shows in the window the user is using.
+    private var isShownInActiveWindow: Bool {
+        isVisible && window?.scene?.activationState == .foregroundActive
+    }
+
     /// Marks the conversation read if the screen shows in an active window and anything is unread.
     public func markReadIfActive() async {
-        guard isVisible, window?.scene?.activationState == .foregroundActive else { return }
+        guard isShownInActiveWindow else { return }
         guard let entry = entries[conversation], entry.read < entry.count else { return }
         try? await chat.markRead(conversation, by: person.id, origin: origin)
     }
@@ -133,8 +138,9 @@ public final class ConversationScreen: ConversationListScreen {
         var patches: [Patch] = []
         if !hasNewer {
             shown.append(message)
-            patches.append(.insert(parent: DetailID.messages, index: (earlierShown != nil ? 1 : 0) + shown.count - 1,
-                                   node: node(for: message, fromHere: envelope.origin != nil && envelope.origin == origin)))
+            let fromHere = envelope.origin != nil && envelope.origin == origin
+            let node: ViewNode = once("chat.message.\(personKey).\(fromHere)") { self.node(for: message, fromHere: fromHere) }
+            patches.append(.insert(parent: DetailID.messages, index: (earlierShown != nil ? 1 : 0) + shown.count - 1, node: node))
             // The oldest shown leave: the window holds a bounded number (the browser regroups the rest).
             let excess = shown.count - ChatLimits.maximumMessagesShown
             if excess > 0 {
@@ -144,7 +150,7 @@ public final class ConversationScreen: ConversationListScreen {
         }
         patches += earlierPatches()
         if typing.removeValue(forKey: message.sender) != nil { patches += typingPatches(wasShown: true) }
-        if message.sender != person.id { Task { [weak self] in await self?.markReadIfActive() } }
+        if message.sender != person.id, isShownInActiveWindow { chat.requestRead(conversation, by: person.id) }
         return patches
     }
 
@@ -177,10 +183,15 @@ public final class ConversationScreen: ConversationListScreen {
                      style: .footnote)
     }
 
+    /// The id of what the top of the message list should show (see ``earlierNode``).
+    private var earlierID: String? {
+        hasEarlier ? DetailID.loadEarlier : hasEarlierNotKept ? DetailID.earlierNotKept : nil
+    }
+
     /// Patches from the top of the list as shown to as it should be.
     private func earlierPatches() -> [Patch] {
+        guard earlierID != earlierShown?.id else { return [] }
         let wanted = earlierNode
-        guard wanted?.id != earlierShown?.id else { return [] }
         var patches: [Patch] = []
         if let shown = earlierShown { patches.append(.remove(id: shown.id)) }
         if let wanted { patches.append(.insert(parent: DetailID.messages, index: 0, node: wanted)) }
