@@ -493,7 +493,7 @@ public final class SceneWindow: SceneUserInterface {
     }
 
     func noteSequence(_ sequence: UInt64, for app: String) {
-        sequences[app] = max(sequences[app] ?? 0, sequence)
+        sequences[app, default: 0] = max(sequences[app, default: 0], sequence)
     }
 
     func navigationDidChange(_ changed: NavigationController, transition: ViewNode.Transition?) {

@@ -271,7 +271,7 @@ open class ScreenController {
     }
 
     private func noteApplied(_ sequence: UInt64, for app: String) {
-        appliedSequences[app] = max(appliedSequences[app] ?? 0, sequence)
+        appliedSequences[app, default: 0] = max(appliedSequences[app, default: 0], sequence)
         window?.noteSequence(sequence, for: app)
     }
 

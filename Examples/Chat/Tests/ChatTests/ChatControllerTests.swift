@@ -104,6 +104,33 @@ struct ChatControllerTests {
         #expect(state.widgetSummary.lines.map(\.text) == ["from Ana", "1 message"])
     }
 
+    @Test func readsRequestedByManyWindowsAtOnceAreMarkedOnceAndOnlyForParticipants() async throws {
+        let storage = try SQLiteStorage.inMemory()
+        let chat = try await open(storage)
+        let (ana, bo, talk) = try await twoPeople(chat)
+        let cy = try await chat.signIn(name: "Cy", device: String(format: "%032x", 99), origin: nil)
+        for text in ["one", "two"] { try await chat.send(text, in: talk.id, from: ana.id, origin: nil) }
+        let before = await chat.controller.lastSequence
+        // A hundred of Bo's windows have the conversation on screen; Cy is not in it.
+        for _ in 0..<100 { chat.requestRead(talk.id, by: bo.id, through: 2) }
+        chat.requestRead(talk.id, by: cy.id, through: 2)
+        chat.requestRead(UUID(), by: bo.id, through: 1)
+        try await waitForUnread(0, of: bo.id, in: talk.id, chat)
+        // Anything after the mark would have been committed with it or right behind it.
+        try await chat.send("three", in: talk.id, from: ana.id, origin: nil)
+        let events = try await storage.events(app: ChatController.app, after: before, limit: 100)
+        let decoded = try events.map { try JSONDecoder().decode(ChatEvent.self, from: $0.payload) }
+        let marks = decoded.flatMap { event -> [ReadMark] in
+            guard case let .conversationsRead(marks) = event else { return [] }
+            return marks
+        }
+        #expect(marks == [ReadMark(conversation: talk.id, person: bo.id, through: 2)], "one mark, for Bo only")
+        #expect(await chat.controller.state.unread(bo.id, in: talk.id) == 1, "the next message is unread again")
+        // A later message is asked for again.
+        chat.requestRead(talk.id, by: bo.id, through: 3)
+        try await waitForUnread(0, of: bo.id, in: talk.id, chat)
+    }
+
     @Test func readMarksAskedForTogetherAreCommittedTogether() async throws {
         let storage = try SQLiteStorage.inMemory()
         let chat = try await open(storage)

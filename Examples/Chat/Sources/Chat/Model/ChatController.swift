@@ -52,6 +52,8 @@ public final class ChatController: Sendable {
 
     private struct PendingReads {
         var marks: Set<ReadKey> = []
+        /// The newest message each mark was asked for through by ``requestRead(_:by:through:)``.
+        var requested: [ReadKey: Int] = [:]
         var waiters: [CheckedContinuation<ChatError?, Never>] = []
         var isFlushing = false
     }
@@ -284,15 +286,19 @@ public final class ChatController: Sendable {
     }
 
     /// Asks for `conversation` to be marked read by `person` through its newest message, without
-    /// waiting, as a window does when a message arrives while the conversation is on screen.
+    /// waiting, as a window does when the message numbered `number` arrives while the
+    /// conversation is on screen.
     ///
-    /// Every window of a person that shows the conversation asks at once; a mark already waiting
-    /// for that person and conversation is not asked for again, so a node commits one mark for
-    /// all of them, and no window waits on it. A mark that does not apply (the person is not in
+    /// Every window of a person that shows the conversation asks at once; a mark asked for
+    /// through that message or a later one is not asked for again, so a node commits one mark
+    /// for all of them, and no window waits on it. A mark that does not apply (the person is not in
     /// the conversation, or has read it) is dropped when it is committed.
-    public nonisolated func requestRead(_ conversation: UUID, by person: UUID) {
+    public nonisolated func requestRead(_ conversation: UUID, by person: UUID, through number: Int) {
         let key = ReadKey(person: person, conversation: conversation)
         let startsFlush = pendingReads.withLock { pending -> Bool in
+            // Asked for through this message already, by another window: waiting or committed.
+            guard pending.requested[key, default: 0] < number else { return false }
+            pending.requested[key] = number
             guard pending.marks.insert(key).inserted else { return false }
             defer { pending.isFlushing = true }
             return !pending.isFlushing

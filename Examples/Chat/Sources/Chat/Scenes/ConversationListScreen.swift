@@ -61,11 +61,24 @@ public class ConversationListScreen: ScreenController {
     public let device: String
 
     struct Entry {
-        var conversation: Conversation
+        var conversation: Conversation {
+            didSet { rowID = NodeID.row(conversation.id) }
+        }
+        /// The id of the conversation's row, spelled once rather than per event.
+        private(set) var rowID: String
         var last: Message?
         var lastSender: String?
         var count: Int
         var read: Int
+
+        init(conversation: Conversation, last: Message? = nil, lastSender: String? = nil, count: Int, read: Int) {
+            self.conversation = conversation
+            rowID = NodeID.row(conversation.id)
+            self.last = last
+            self.lastSender = lastSender
+            self.count = count
+            self.read = read
+        }
     }
 
     /// The listed conversations, in the order shown.
@@ -201,11 +214,11 @@ public class ConversationListScreen: ScreenController {
             // Every window of the person shows the row alike, but for its badge beside the
             // conversation it has open.
             let props = once("chat.row.\(personKey).\(showsBadge(for: conversation))") { rowProps(conversation) }
-            patches.append(.set(NodeID.row(conversation), props))
+            patches.append(.set(entry.rowID, props))
             if let index = order.firstIndex(of: conversation), index != 0 {
                 order.remove(at: index)
                 order.insert(conversation, at: 0)
-                patches.append(.move(id: NodeID.row(conversation), index: 0))
+                patches.append(.move(id: entry.rowID, index: 0))
             }
         case let .conversationsRead(marks):
             for mark in marks where mark.person == person.id {

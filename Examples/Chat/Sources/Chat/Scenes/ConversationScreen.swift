@@ -150,7 +150,7 @@ public final class ConversationScreen: ConversationListScreen {
         }
         patches += earlierPatches()
         if typing.removeValue(forKey: message.sender) != nil { patches += typingPatches(wasShown: true) }
-        if message.sender != person.id, isShownInActiveWindow { chat.requestRead(conversation, by: person.id) }
+        if message.sender != person.id, isShownInActiveWindow { chat.requestRead(conversation, by: person.id, through: message.number) }
         return patches
     }
 
