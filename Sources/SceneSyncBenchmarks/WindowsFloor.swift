@@ -131,14 +131,7 @@ enum WindowsFloor {
         windows count: Int, payload: [UInt8], rounds: Int, warmup: Int, interval: Duration, connectBatch: Int,
         scratch: URL, problems: inout [String]
     ) async throws -> WindowsFanOutResult {
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        let file = scratch.appendingPathComponent("floor-payload-\(count).json")
-        try Data(payload).write(to: file)
-        let executable = try WindowsServerProcess.benchmarkExecutable()
-        return try await WindowsServerProcess.with(
-            executable: executable, log: scratch.appendingPathComponent("floor-\(count).log"),
-            commandLine: { port in ["floor-server", "--port", String(port), "--payload", file.path] }, problems: &problems
-        ) { floor in
+        try await withFloor(payload: payload, name: "floor-\(count)", scratch: scratch, problems: &problems) { floor in
             let result = try await WindowsRawFanOut(
                 port: floor.port, serverPID: floor.pid, rounds: rounds, warmup: warmup, interval: interval, connectBatch: connectBatch
             ).run(windows: count)
@@ -147,6 +140,42 @@ enum WindowsFloor {
             }
             return result
         }
+    }
+
+    /// The floor's memory: `VmRSS` idle, then with `count` raw windows connected, each with its
+    /// stub render, after `settle`: what a WebSocket connection costs on this stack before any
+    /// scene, screen or queue of the real server's.
+    @MainActor
+    static func measureMemory(
+        windows count: Int, payload: [UInt8], settle: Duration, connectBatch: Int, scratch: URL, problems: inout [String]
+    ) async throws -> WindowsMemoryResult {
+        try await withFloor(payload: payload, name: "floor-memory", scratch: scratch, problems: &problems) { floor in
+            try await Task.sleep(for: settle)
+            let idle = try floor.residentKilobytes()
+            let pid = floor.pid
+            let (loaded, connectTime) = try await RawWindows.measure(
+                count, port: floor.port, app: WindowsFleet.app, batch: connectBatch, thread: "scenesync-bench floor memory windows"
+            ) { _, connectTime in
+                Thread.sleep(forTimeInterval: settle.seconds)
+                return (try WindowsServerProcess.residentKilobytes(pid: pid), connectTime)
+            }
+            return WindowsMemoryResult(windows: count, idleKilobytes: idle, loadedKilobytes: loaded, connectTime: connectTime, closeTime: .zero)
+        }
+    }
+
+    /// Runs `body` with a floor server that sends `payload` as every window's patch.
+    @MainActor
+    private static func withFloor<Result: Sendable>(
+        payload: [UInt8], name: String, scratch: URL, problems: inout [String],
+        _ body: (WindowsServerProcess) async throws -> Result
+    ) async throws -> Result {
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let file = scratch.appendingPathComponent("\(name)-payload.json")
+        try Data(payload).write(to: file)
+        let executable = try WindowsServerProcess.benchmarkExecutable()
+        return try await WindowsServerProcess.with(
+            executable: executable, log: scratch.appendingPathComponent("\(name).log"),
+            commandLine: { port in ["floor-server", "--port", String(port), "--payload", file.path] }, problems: &problems, body)
     }
 }
 #endif

@@ -245,7 +245,11 @@ struct WindowsReport: Sendable {
             "With \(Report.grouped(Double(list.memory.windows))) raw windows on a list of \(Report.grouped(Double(list.items))) items: "
                 + "(\(list.memory.loadedKilobytes) − \(list.memory.idleKilobytes) KiB) / \(list.memory.windows) = "
                 + String(format: "%.1f KiB per window (connecting took %.1f s)", list.memory.kilobytesPerWindow, list.memory.connectTime.seconds)
-        }
+        } + (results.floorMemory.map { floor in
+            ["The floor (\(Self.floorDescription)) with \(Report.grouped(Double(floor.windows))) raw windows: "
+                + "(\(floor.loadedKilobytes) − \(floor.idleKilobytes) KiB) / \(floor.windows) = "
+                + String(format: "%.1f KiB per connection", floor.kilobytesPerWindow)]
+        } ?? [])
     }
 
     private var targetLines: [String] {

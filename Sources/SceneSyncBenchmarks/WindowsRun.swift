@@ -63,6 +63,8 @@ struct WindowsResults: Sendable {
     let listMemory: [WindowsListMemoryResult]
     /// The fan-out floor at each raw window count (see ``FloorServer``); empty if not asked for.
     let floorFanOut: [WindowsFanOutResult]
+    /// The floor's memory with as many windows as ``memory``, or `nil` if the floor was not run.
+    let floorMemory: WindowsMemoryResult?
     /// Chat, or `nil` if not asked for.
     let chat: WindowsChatResult?
     /// The large run, or `nil` if not asked for.
@@ -134,6 +136,7 @@ struct WindowsRun {
             }
         }
         var floorFanOut: [WindowsFanOutResult] = []
+        var floorMemory: WindowsMemoryResult?
         if settings.floor {
             let scratch = settings.parent.appendingPathComponent("scenesync-bench-floor-\(UUID().uuidString)", isDirectory: true)
             defer { try? FileManager.default.removeItem(at: scratch) }
@@ -144,13 +147,19 @@ struct WindowsRun {
                     windows: real.windows, payload: frame.payload, rounds: real.rounds, warmup: settings.warmup, interval: settings.interval,
                     connectBatch: settings.connectBatch, scratch: scratch, problems: &serverProblems))
             }
+            if let frame = rawFanOut.first?.frame {
+                progress("Floor: memory with \(settings.memoryWindows) raw windows")
+                floorMemory = try await WindowsFloor.measureMemory(
+                    windows: settings.memoryWindows, payload: frame.payload, settle: settings.settle, connectBatch: settings.connectBatch,
+                    scratch: scratch, problems: &serverProblems)
+            }
         }
         let chat = settings.chatWindows > 0 ? try await measureChat(executable: executable, problems: &serverProblems) : nil
         let huge = settings.hugeWindows > 0 ? try await measureHuge(executable: executable, problems: &serverProblems) : nil
         return WindowsResults(
             settings: settings, server: executable, fileLimit: fileLimit, loadAverageAtEnd: ProcessCPU.loadAverage(),
             fanOut: fanOut, rawFanOut: rawFanOut, patches: patches, memory: memory!, restaurant: restaurant,
-            listMemory: listMemory, floorFanOut: floorFanOut, chat: chat, huge: huge,
+            listMemory: listMemory, floorFanOut: floorFanOut, floorMemory: floorMemory, chat: chat, huge: huge,
             serverProblems: serverProblems, wallTime: start.duration(to: clock.now))
     }
 
