@@ -64,21 +64,34 @@ extension WindowConnection {
         }
         switch (phase, message) {
         case let (.awaitingHello, .hello(hello)):
-            await greet(hello)
+            await inTaskOfItsOwn { await $0.greet(hello) }
         case (.awaitingHello, _):
             refuse(code: ErrorCode.helloRequired, message: "The first message must be hello.")
         case (_, .hello):
             refuse(code: ErrorCode.repeatedHello, message: "This window has already said hello.")
         case let (_, .action(action, resend)):
-            await perform(action, resent: resend)
+            await inTaskOfItsOwn { await $0.perform(action, resent: resend) }
         case let (_, .visibility(visible, focused)):
-            await moveScene(visible: visible, focused: focused)
+            await inTaskOfItsOwn { await $0.moveScene(visible: visible, focused: focused) }
         case (_, .closing):
             saidClosing = true
         case (_, .ping):
             send(.pong)
         }
         return phase != .closed
+    }
+
+    /// Runs `work` to its end in a task of its own, and waits for it.
+    ///
+    /// What a message sets off can run deep: connecting a scene goes through the application,
+    /// the scene's delegate and its first screens; an action through a screen's handler and the
+    /// model. A task keeps the memory its calls grew to until it ends, so were this run on the
+    /// socket reader's task, every open window would hold the most it ever needed for as long as
+    /// it is open. A task of its own gives that memory back when the message is handled.
+    private func inTaskOfItsOwn(_ work: @escaping @MainActor (WindowConnection) async -> Void) async {
+        let task = Task { await work(self) }
+        // Cancelling the reader (the server going down) cancels the work, as it would inline.
+        await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
     }
 
     /// A binary message: the protocol is text only, so the socket closes (1003).
