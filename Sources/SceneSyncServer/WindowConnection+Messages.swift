@@ -64,6 +64,7 @@ extension WindowConnection {
         }
         switch (phase, message) {
         case let (.awaitingHello, .hello(hello)):
+            helloHeard()
             await inTaskOfItsOwn { await $0.greet(hello) }
         case (.awaitingHello, _):
             refuse(code: ErrorCode.helloRequired, message: "The first message must be hello.")

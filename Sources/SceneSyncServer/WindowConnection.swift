@@ -160,6 +160,12 @@ final class WindowConnection: WindowOutlet {
         socket.drop()
     }
 
+    /// The window said hello: the deadline for it, and the task that waits for it, go.
+    func helloHeard() {
+        helloDeadline?.cancel()
+        helloDeadline = nil
+    }
+
     private func helloDeadlinePassed() {
         guard phase == .awaitingHello, !socket.heard.value else { return }
         runtime.settings.refusals.refused("windowsWithoutHello", metadata: ["app": "\(runtime.app.name)"])
