@@ -22,10 +22,8 @@ extension SceneWindow {
     func persistResumePoint() async {
         captureResumePoint()
         guard let scene else { return }
-        if let departed,
-           let data = resumePointWriter.map({ $0(departed.root, departed.seq, departed.route) }) ?? (try? JSONEncoder().encode(departed)),
-           data.count <= Self.resumePointLimit {
-            try? await scene.drafts.setData(data, for: Self.resumePointKey, limit: Self.resumePointLimit)
+        if let departed {
+            try? await scene.drafts.setData(departed, for: Self.resumePointKey, limit: Self.resumePointLimit)
         } else {
             try? await scene.drafts.remove(Self.resumePointKey)
         }
@@ -39,10 +37,17 @@ extension SceneWindow {
         Task { try? await scene.drafts.remove(Self.resumePointKey) }
     }
 
+    /// Notes what the other end shows, encoded at once (see ``departed``), while the window still
+    /// has its host.
     func captureResumePoint() {
         guard outlet != nil else { return }
-        departed = hasRendered && held.isEmpty && !needsRedraw && !tabs.isEmpty
-            ? ResumePoint(root: makeRoot(), seq: sentSequences, route: routeKey) : nil
+        guard hasRendered, held.isEmpty, !needsRedraw, !tabs.isEmpty else {
+            departed = nil
+            return
+        }
+        let point = ResumePoint(root: makeRoot(), seq: sentSequences, route: routeKey)
+        let data = resumePointWriter.map { $0(point.root, point.seq, point.route) } ?? (try? JSONEncoder().encode(point))
+        departed = data.flatMap { $0.count <= Self.resumePointLimit ? $0 : nil }
     }
 
     /// The patches that bring a window that resumes from `resume` up to date, or `nil` if it must

@@ -83,8 +83,10 @@ public final class SceneWindow: SceneUserInterface {
     var resume: (seq: [String: UInt64], route: String)?
     /// The sequence numbers of the last message sent: what the other end has.
     var sentSequences: [String: UInt64] = [:]
-    /// What the other end showed when it went away, if it was in step.
-    var departed: ResumePoint?
+    /// What the other end showed when it went away, encoded as it is saved, if it was in step and
+    /// within ``resumePointLimit``: bytes rather than the tree, so that a thousand windows closing
+    /// at once do not each hold a tree until their scene has saved it.
+    var departed: Data?
 
     /// Creates the window for `scene` and sets it as the scene's window.
     public init(scene: Scene, title: String) {
