@@ -23,10 +23,19 @@ package final class ModelFeed<State: ModelState> {
     @MainActor
     package final class Follower {
         fileprivate var after: UInt64
-        fileprivate let handler: @MainActor (Envelope) -> Void
-        fileprivate let fellBehind: @MainActor () -> Void
-        fileprivate let finished: @MainActor () -> Void
-        fileprivate var isActive = true
+        /// Let go of when the follower is removed, so that what they hold goes at once rather
+        /// than when the feed sweeps its list.
+        fileprivate var handler: (@MainActor (Envelope) -> Void)?
+        fileprivate var fellBehind: (@MainActor () -> Void)?
+        fileprivate var finished: (@MainActor () -> Void)?
+        fileprivate var isActive = true {
+            didSet {
+                guard !isActive else { return }
+                handler = nil
+                fellBehind = nil
+                finished = nil
+            }
+        }
         /// Whether it is reading the log by itself, behind the feed, and must not be served live
         /// events out of order meanwhile.
         fileprivate var readsAlone = false
@@ -44,8 +53,9 @@ package final class ModelFeed<State: ModelState> {
     /// The sequence number of the last event the feed handed out (or started after).
     package private(set) var position: UInt64
     /// The followers, in the order they joined, so that windows are served in a stable order.
-    /// Removed ones are only marked inactive, and swept out once they outnumber the active ones:
-    /// a thousand windows closing at once cost a thousand marks, not a million comparisons.
+    /// Removed ones are only marked inactive (and let go of their handlers), and swept out once
+    /// they outnumber the active ones by more than a few: a thousand windows closing at once cost
+    /// a thousand marks, not a million comparisons.
     private var order: [Follower] = []
     /// How many of ``order`` are active.
     private var activeCount = 0
@@ -176,7 +186,7 @@ package final class ModelFeed<State: ModelState> {
         // it removes are not served.
         for follower in order where follower.isActive && !follower.readsAlone && envelope.sequence > follower.after {
             follower.after = envelope.sequence
-            follower.handler(envelope)
+            follower.handler?(envelope)
         }
     }
 
@@ -237,22 +247,22 @@ package final class ModelFeed<State: ModelState> {
 
     /// The feed stops for good; every follower starts over.
     private func fail() {
-        end { $0.fellBehind() }
+        end(telling: \.fellBehind)
     }
 
     /// The model controller closed: the feed stops, and every follower is told.
     private func finish() {
-        end { $0.finished() }
+        end(telling: \.finished)
     }
 
-    /// Stops the feed and tells each follower still there, with `tell`.
-    private func end(telling tell: (Follower) -> Void) {
-        let dropped = order
+    /// Stops the feed and tells each follower still there, with the callback `tell` names. Every
+    /// follower is let go of before any is told, so that one told cannot remove another.
+    private func end(telling tell: KeyPath<Follower, (@MainActor () -> Void)?>) {
+        let dropped = order.filter(\.isActive)
+        let calls = dropped.compactMap { $0[keyPath: tell] }
         stop()
-        for follower in dropped where follower.isActive {
-            follower.isActive = false
-            tell(follower)
-        }
+        for follower in dropped { follower.isActive = false }
+        for call in calls { call() }
     }
 
     private func stop() {
@@ -292,7 +302,7 @@ package final class ModelFeed<State: ModelState> {
             for envelope in missed where follower.isActive {
                 follower.after = envelope.sequence
                 startEvent(envelope.sequence)
-                follower.handler(envelope)
+                follower.handler?(envelope)
             }
         }
     }
@@ -310,7 +320,7 @@ package final class ModelFeed<State: ModelState> {
                     guard envelope.sequence > follower.after else { continue }
                     follower.after = envelope.sequence
                     self?.startEvent(envelope.sequence)
-                    follower.handler(envelope)
+                    follower.handler?(envelope)
                     if envelope.sequence >= target {
                         follower.readsAlone = false
                         // The feed may have moved on meanwhile: what it handed out since is replayed.
@@ -320,14 +330,16 @@ package final class ModelFeed<State: ModelState> {
                 }
                 // The model controller closed before the follower caught up.
                 guard follower.isActive else { return }
+                let finished = follower.finished
                 self?.remove(follower)
                 follower.isActive = false
-                follower.finished()
+                finished?()
             } catch {
                 guard follower.isActive else { return }
+                let fellBehind = follower.fellBehind
                 self?.remove(follower)
                 follower.isActive = false
-                follower.fellBehind()
+                fellBehind?()
             }
         }
     }
@@ -343,7 +355,8 @@ package enum ModelFeeds {
 /// A follower of a model controller's events on the main actor, through the one subscription
 /// this process shares among all of them; see ``ModelController/follow(after:_:fellBehind:finished:)``.
 ///
-/// It follows until ``cancel()`` is called or it is released.
+/// It follows until ``cancel()`` is called, or it is released: then it stops in a task of its
+/// own, so a handler may still be called until that task runs. Cancel it to stop at once.
 @MainActor
 public final class ModelFollowing {
     /// Ends the following at the feed; set once the follower has joined it.

@@ -20,6 +20,8 @@ final class MainActorSubscription<Output: Sendable, Failure: Error>: Subscriptio
     private var producer: Task<Void, Never>?
     /// The latest value ``offer(_:)`` could not deliver for want of demand.
     private var pending: Output?
+    /// A completion that came while a value was pending: sent once the value is delivered.
+    private var pendingCompletion: Subscribers.Completion<Failure>?
 
     init(_ subscriber: AnySubscriber<Output, Failure>) {
         self.subscriber = subscriber
@@ -91,12 +93,24 @@ final class MainActorSubscription<Output: Sendable, Failure: Error>: Subscriptio
             return pending
         }
         if let kept { offer(kept) }
+        // The producer finished while the value waited: the subscriber has it now.
+        let completion: Subscribers.Completion<Failure>? = lock.withLock {
+            guard pending == nil else { return nil }
+            defer { pendingCompletion = nil }
+            return pendingCompletion
+        }
+        if let completion { finish(completion) }
     }
 
     /// Ends the subscription with `completion`, unless it was cancelled.
     @MainActor
     func finish(_ completion: Subscribers.Completion<Failure>) {
-        let subscriber = lock.withLock {
+        let subscriber: AnySubscriber<Output, Failure>? = lock.withLock {
+            // A value offered and not yet asked for goes first (see ``deliverPending()``).
+            guard pending == nil else {
+                pendingCompletion = completion
+                return nil
+            }
             defer { self.subscriber = nil }
             return self.subscriber
         }

@@ -82,12 +82,13 @@ extension ModelController {
             MainActorSubscription<Output, Failure>(AnySubscriber<Output, Failure>(subscriber)).start { subscription in
                 while !Task.isCancelled {
                     let feed = await ModelFeed.sharingState(of: controller)
-                    guard !Task.isCancelled, let state = feed.state else { return }
-                    subscription.offer(state)
                     let end = FollowingEnd()
+                    // Joined before anything else, even if cancelled meanwhile: the feed may have
+                    // been started for this subscriber, and removing its last follower stops it.
                     let follower = feed.add(after: feed.stateSequence, handler: { _ in
                         if let state = feed.state { subscription.offer(state) }
                     }, fellBehind: { end.end(.fellBehind) }, finished: { end.end(.finished) })
+                    if let state = feed.state, !Task.isCancelled { subscription.offer(state) }
                     switch await end.wait() {
                     case .cancelled:
                         feed.remove(follower)

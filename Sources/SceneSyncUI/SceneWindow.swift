@@ -495,7 +495,7 @@ public final class SceneWindow: SceneUserInterface {
     }
 
     func noteSequence(_ sequence: UInt64, for app: String) {
-        sequences[app, default: 0] = max(sequences[app, default: 0], sequence)
+        raise(&sequences[app, default: 0], to: sequence)
     }
 
     func navigationDidChange(_ changed: NavigationController, transition: ViewNode.Transition?) {

@@ -271,7 +271,7 @@ open class ScreenController {
     }
 
     private func noteApplied(_ sequence: UInt64, for app: String) {
-        appliedSequences[app, default: 0] = max(appliedSequences[app, default: 0], sequence)
+        raise(&appliedSequences[app, default: 0], to: sequence)
         window?.noteSequence(sequence, for: app)
     }
 
@@ -447,4 +447,10 @@ public enum ScreenError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .invalidValue(node, name): "The value sent with \(name.debugDescription) on \(node.debugDescription) is not valid."
         }
     }
+}
+
+/// Raises `value` to `sequence` if it is lower, in place: one dictionary lookup when `value` is
+/// an entry (`raise(&sequences[app, default: 0], to: sequence)`).
+func raise(_ value: inout UInt64, to sequence: UInt64) {
+    if sequence > value { value = sequence }
 }

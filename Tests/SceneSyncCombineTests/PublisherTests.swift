@@ -45,6 +45,15 @@ struct PublisherTests {
         try await ModelController(app: "words", storage: try StorageKind.inMemory.make(), logger: Logger(label: "test"))
     }
 
+    /// A subscriber to the controller's words, joined by commas, that asks for one state at a time.
+    private func subscribeOneAtATime(to controller: ModelController<Words>) -> (OneAtATime, Collected<String>) {
+        let collected = Collected<String>()
+        let subscriber = OneAtATime(collected)
+        controller.statePublisher().map { $0.words.joined(separator: ",") }
+            .setFailureType(to: SubscriptionError.self).subscribe(subscriber)
+        return (subscriber, collected)
+    }
+
     @Test func statePublisherSendsTheCommittedStateThenEachNewOne() async throws {
         let controller = try await open()
         try await controller.add("one")
@@ -86,8 +95,8 @@ struct PublisherTests {
         var cancellable: AnyCancellable? = controller.statePublisher().map(\.words.count).sink { collected.values.append($0) }
         let witness = controller.statePublisher().map(\.words.count).sink { witnessed.values.append($0) }
         try await waitUntil("both to have the state") { collected.values == [0] && witnessed.values == [0] }
-        #expect(controller.subscriberCount == 1, "every state publisher shares one subscription")
-        #expect(controller.followerCount == 2)
+        // Every state publisher shares one subscription, which the feed starts reading from shortly.
+        try await waitUntil("one subscription for both") { controller.subscriberCount == 1 && controller.followerCount == 2 }
         cancellable = nil
         try await waitUntil("its following to end") { controller.followerCount == 1 }
         try await controller.add("unseen")
@@ -101,10 +110,7 @@ struct PublisherTests {
 
     @Test func aStateSubscriberThatAsksLaterIsGivenTheLatestState() async throws {
         let controller = try await open()
-        let collected = Collected<String>()
-        let subscriber = OneAtATime(collected)
-        controller.statePublisher().map { $0.words.joined(separator: ",") }
-            .setFailureType(to: SubscriptionError.self).subscribe(subscriber)
+        let (subscriber, collected) = subscribeOneAtATime(to: controller)
         let everything = Collected<Int>()
         let witness = controller.statePublisher().sink { everything.values.append($0.words.count) }
         try await waitUntil("the committed state") { collected.values == [""] }
@@ -119,6 +125,40 @@ struct PublisherTests {
         #expect(collected.values.count == 2, "no more than it asked for")
         subscriber.subscription?.cancel()
         witness.cancel()
+    }
+
+    @Test func aStatePublisherCancelledAsItSubscribesLeavesNoFeedBehind() async throws {
+        let controller = try await open()
+        // The model is busy with an intent, so the publisher is still reading its state when it
+        // is cancelled.
+        let busy = Task.detached {
+            try await controller.perform(origin: nil) { _ in
+                Thread.sleep(forTimeInterval: 0.3)
+                return [.added("slow")]
+            }
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        let cancellable = controller.statePublisher().sink { _ in }
+        try await Task.sleep(for: .milliseconds(50))
+        cancellable.cancel()
+        _ = try await busy.value
+        try await waitUntil("nothing to follow the controller") { controller.subscriberCount == 0 && controller.followerCount == 0 }
+        // And it stays so: no feed was left reading for no one.
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(controller.subscriberCount == 0 && controller.followerCount == 0)
+    }
+
+    @Test func aStateWaitingForDemandIsDeliveredBeforeTheFinish() async throws {
+        let controller = try await open()
+        let (subscriber, collected) = subscribeOneAtATime(to: controller)
+        try await waitUntil("the committed state") { collected.values == [""] }
+        try await controller.add("last")
+        await controller.close()
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(collected.values == [""] && collected.completions == 0, "the finish waits behind the state not yet asked for")
+        subscriber.requestOneMore()
+        try await waitUntil("the last state, then the finish") { collected.completions == 1 }
+        #expect(collected.values == ["", "last"])
     }
 
     @Test func aSubscriberGetsNoMoreThanItAskedFor() async throws {
@@ -180,7 +220,9 @@ final class OneAtATime: Subscriber, @unchecked Sendable {
         return .none
     }
 
-    func receive(completion: Subscribers.Completion<SubscriptionError>) {}
+    func receive(completion: Subscribers.Completion<SubscriptionError>) {
+        MainActor.assumeIsolated { collected.completions += 1 }
+    }
 
     func requestOneMore() { subscription?.request(.max(1)) }
 }

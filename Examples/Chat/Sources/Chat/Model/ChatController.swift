@@ -52,7 +52,8 @@ public final class ChatController: Sendable {
 
     private struct PendingReads {
         var marks: Set<ReadKey> = []
-        /// The newest message each mark was asked for through by ``requestRead(_:by:through:)``.
+        /// The newest message each waiting mark was asked for through by
+        /// ``requestRead(_:by:through:)``, until its batch is committed.
         var requested: [ReadKey: Int] = [:]
         var waiters: [CheckedContinuation<ChatError?, Never>] = []
         var isFlushing = false
@@ -309,10 +310,10 @@ public final class ChatController: Sendable {
     /// Commits the marks waiting, and then those that came meanwhile, until none wait.
     private func flushReads() async {
         while true {
-            let (marks, waiters) = pendingReads.withLock { pending in
+            let (marks, waiters, requested) = pendingReads.withLock { pending in
                 defer { pending.marks = []; pending.waiters = [] }
                 if pending.marks.isEmpty { pending.isFlushing = false }
-                return (pending.marks, pending.waiters)
+                return (pending.marks, pending.waiters, pending.marks.map { ($0, pending.requested[$0]) })
             }
             guard !marks.isEmpty else { return }
             var failure: ChatError?
@@ -328,6 +329,14 @@ public final class ChatController: Sendable {
                 }
             } catch {
                 failure = error
+            }
+            // Committed or failed, what was asked through these messages may be asked again
+            // (a failed mark, by the next window; a committed one is then a no-op), and the
+            // record of it does not outlive the batch.
+            pendingReads.withLock { pending in
+                for (key, number) in requested where number != nil && pending.requested[key] == number {
+                    pending.requested[key] = nil
+                }
             }
             for waiter in waiters { waiter.resume(returning: failure) }
         }

@@ -29,21 +29,26 @@ public final class ReadyNoticeController {
     /// restaurant's events.
     public func start(following restaurant: RestaurantController, after sequence: UInt64) {
         following?.cancel()
-        following = restaurant.controller.follow(after: sequence) { [weak self] envelope in
+        weak var ended: ModelFollowing?
+        let following = restaurant.controller.follow(after: sequence) { [weak self] envelope in
             if case let .orderReady(number) = envelope.event {
                 self?.window?.showNotice(Self.message(forOrder: number))
             }
         } fellBehind: { [weak self] in
             // So far behind that the log was trimmed past it, or the log could not be read:
-            // what became ready meanwhile is old news. Go on from now.
+            // what became ready meanwhile is old news. Go on from now, unless stopped or started
+            // again meanwhile.
+            let failed = ended
             Task { @MainActor [weak self] in
                 let now = await restaurant.snapshot().sequence
-                guard let self, self.following != nil else { return }
+                guard let self, self.following === failed, failed != nil else { return }
                 self.start(following: restaurant, after: now)
             }
         } finished: { [weak self] in
-            self?.following = nil  // The restaurant closed.
+            if self?.following === ended { self?.following = nil }  // The restaurant closed.
         }
+        ended = following
+        self.following = following
     }
 
     /// Whether it follows the restaurant.
