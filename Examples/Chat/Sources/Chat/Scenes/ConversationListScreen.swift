@@ -61,11 +61,9 @@ public class ConversationListScreen: ScreenController {
     public let device: String
 
     struct Entry {
-        var conversation: Conversation {
-            didSet { rowID = NodeID.row(conversation.id) }
-        }
+        let conversation: Conversation
         /// The id of the conversation's row, spelled once rather than per event.
-        private(set) var rowID: String
+        let rowID: String
         var last: Message?
         var lastSender: String?
         var count: Int
@@ -261,7 +259,7 @@ public class ConversationListScreen: ScreenController {
 
     private func row(for id: UUID) -> ViewNode? {
         guard let entry = entries[id] else { return nil }
-        return .row(id: NodeID.row(id), title: entry.conversation.title, subtitle: subtitle(entry),
+        return .row(id: entry.rowID, title: entry.conversation.title, subtitle: subtitle(entry),
                     time: entry.last?.sentAt ?? entry.conversation.startedAt, badge: badge(id))
             .selected(id == selectedConversation)
             .rowActions([.init(Self.openInNewWindow, label: "Open in New Window")])

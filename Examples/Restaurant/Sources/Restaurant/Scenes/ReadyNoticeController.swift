@@ -29,26 +29,23 @@ public final class ReadyNoticeController {
     /// restaurant's events.
     public func start(following restaurant: RestaurantController, after sequence: UInt64) {
         following?.cancel()
-        weak var ended: ModelFollowing?
-        let following = restaurant.controller.follow(after: sequence) { [weak self] envelope in
+        following = restaurant.controller.follow(after: sequence) { [weak self] envelope in
             if case let .orderReady(number) = envelope.event {
                 self?.window?.showNotice(Self.message(forOrder: number))
             }
         } fellBehind: { [weak self] in
             // So far behind that the log was trimmed past it, or the log could not be read:
-            // what became ready meanwhile is old news. Go on from now, unless stopped or started
-            // again meanwhile.
-            let failed = ended
+            // what became ready meanwhile is old news. Go on from now, unless stopped (no
+            // following) or started again (an active one) meanwhile.
             Task { @MainActor [weak self] in
                 let now = await restaurant.snapshot().sequence
-                guard let self, self.following === failed, failed != nil else { return }
+                guard let self, self.following?.isActive == false else { return }
                 self.start(following: restaurant, after: now)
             }
         } finished: { [weak self] in
-            if self?.following === ended { self?.following = nil }  // The restaurant closed.
+            // The restaurant closed; the following that ended is the only inactive one.
+            if self?.following?.isActive == false { self?.following = nil }
         }
-        ended = following
-        self.following = following
     }
 
     /// Whether it follows the restaurant.
