@@ -98,6 +98,16 @@ struct StreamingJSONEncoderTests {
         #expect(try String(decoding: streamed([1.5, 3]), as: UTF8.self) == "[1.5,3]")
     }
 
+    @Test func writesAUUIDAsItsUpperCaseString() throws {
+        let uuids = [UUID(), UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
+                     UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)),
+                     UUID(uuidString: "0A1B2C3D-4E5F-6789-ABCD-EF0123456789")!]
+        for uuid in uuids {
+            #expect(try String(decoding: streamed(uuid), as: UTF8.self) == "\"\(uuid.uuidString)\"")
+            #expect(try streamed(["key": uuid]) == JSONEncoder().encode(["key": uuid]))
+        }
+    }
+
     @Test func leavesWhatOnePassCannotFollowToTheFallback() throws {
         for value in [Interleaved() as any Encodable, Derived()] {
             #expect(try StrictJSON.parse(streamed(value)) == StrictJSON.parse(JSONEncoder().encode(value)))
