@@ -264,8 +264,12 @@ public final class Application {
             await previous?.value
             try await change()
         }
-        scene.lifecycleTurn = Task { _ = await turn.result }
-        try await turn.value
+        let waited = Task { _ = await turn.result }
+        scene.lifecycleTurn = waited
+        let result = await turn.result
+        // The last turn, once over, is let go: a scene lives as long as its window.
+        if scene.lifecycleTurn == waited { scene.lifecycleTurn = nil }
+        try result.get()
     }
 
     /// Discards sessions whose windows were closed for good: disconnects any still connected,

@@ -26,7 +26,7 @@ public final class Scene {
     /// The last lifecycle change started for this scene; the next one waits for it (see
     /// ``Application``'s `inTurn`).
     var lifecycleTurn: Task<Void, Never>?
-    private var tasks: [Task<Void, Never>] = []
+    private let tasks = OwnedTasks()
 
     /// The scene's current lifecycle state.
     public var activationState: SceneLifecycle.State { lifecycle.state }
@@ -37,16 +37,11 @@ public final class Scene {
         self.drafts = drafts
     }
 
-    deinit {
-        for task in tasks { task.cancel() }
-    }
-
     /// Runs `operation` on the main actor as part of the scene: it is cancelled when the scene
     /// disconnects. For set-up work that must wait, such as reading a model's snapshot.
     public func task(_ operation: @escaping @MainActor () async -> Void) {
         guard activationState != .disconnected else { return }
-        tasks.removeAll { $0.isCancelled }
-        tasks.append(Task { @MainActor in await operation() })
+        tasks.start(operation)
     }
 
     /// Says that what the scene's restoration activity holds has changed, such as the window's
@@ -58,13 +53,12 @@ public final class Scene {
         restorationActivityChanged?(self)
     }
 
-    /// Number of tasks the scene holds; zero after disconnection.
+    /// How many of the tasks started with ``task(_:)`` are still running; zero after disconnection.
     public var taskCount: Int { tasks.count }
 
     func releaseUI() {
         restorationActivityChanged = nil
-        for task in tasks { task.cancel() }
-        tasks = []
+        tasks.cancelAll()
         userInterface?.sceneDidReleaseUserInterface()
         userInterface = nil
         delegate = nil

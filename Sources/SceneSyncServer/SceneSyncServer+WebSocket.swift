@@ -28,7 +28,8 @@ extension SceneSyncServer {
     }
 
     /// Runs one window's connection: reads its messages in order, while what the scene sends it
-    /// goes to its channel through the server's ``FrameWriter``.
+    /// goes to its channel through the server's ``FrameWriter``. The connection is this task
+    /// alone; its close frame gets a task of its own only once it is due.
     ///
     /// Only text messages carry the protocol: a binary one closes the socket with 1003. What the
     /// WebSocket layer refuses (a message over the frame limit, text that is not UTF-8) is thrown
@@ -37,56 +38,49 @@ extension SceneSyncServer {
     private func serveWindow(
         _ runtime: AppRuntime, client: String, channel: any Channel, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
     ) async throws {
-        let (finished, finish) = AsyncStream.makeStream(of: Never.self)
         let queue = OutboundBudget.Queue(budget: outboundBudget, messageLimit: configuration.outboundBufferLimit)
         let writer = frameWriter
+        let logger = configuration.logger
         let socket = WindowConnection.Socket(
             write: { bytes in
                 let size = bytes.readableBytes
                 writer.writeText(bytes, to: channel) { queue.release(size) }
             },
-            finish: { finish.finish() },
+            sendClose: { reason in
+                // Messages go straight to the channel (FrameWriter); the close frame goes after them.
+                guard let reason else { return }
+                do {
+                    try await outbound.close(reason.code, reason: reason.text)
+                } catch {
+                    logger.debug("A window's socket closed while writing", metadata: ["error": "\(error)"])
+                }
+            },
             queue: queue,
             drop: { channel.close(promise: nil) })
         guard let connection = await runtime.openConnection(client: client, socket: socket) else {
             try? await outbound.close(.goingAway, reason: "Shutting down")
             return
         }
-        let logger = configuration.logger
         var failure: (any Error)?
-        await withDiscardingTaskGroup { group in
-            group.addTask {
-                // Messages go straight to the channel (FrameWriter); this task only sends the
-                // close frame, after them, once the connection is done writing.
-                for await _ in finished {}
-                do {
-                    if let reason = await connection.closeReason {
-                        try await outbound.close(reason.code, reason: reason.text)
-                    }
-                } catch {
-                    logger.debug("A window's socket closed while writing", metadata: ["error": "\(error)"])
+        do {
+            // The reader keeps the window's rate limit and decodes its messages, so the main
+            // actor only handles what is decoded and allowed.
+            var bucket = TokenBucket(runtime.settings.rateLimit)
+            for try await message in inbound.messages(maxSize: configuration.maximumFrameSize) {
+                socket.heard.set()
+                guard case let .text(text) = message else {
+                    await connection.refuseBinaryMessage()
+                    break
                 }
-                await connection.writerDidFinish()
+                let read = bucket.take() ? WindowConnection.read(text) : .overRateLimit
+                guard await connection.receive(read) else { break }
             }
-            do {
-                // The reader keeps the window's rate limit and decodes its messages, so the main
-                // actor only handles what is decoded and allowed.
-                var bucket = TokenBucket(runtime.settings.rateLimit)
-                for try await message in inbound.messages(maxSize: configuration.maximumFrameSize) {
-                    socket.heard.set()
-                    guard case let .text(text) = message else {
-                        await connection.refuseBinaryMessage()
-                        break
-                    }
-                    let read = bucket.take() ? WindowConnection.read(text) : .overRateLimit
-                    guard await connection.receive(read) else { break }
-                }
-            } catch {
-                logger.warning("Closed a window's socket for a message the WebSocket refuses", metadata: ["error": "\(error)"])
-                failure = error
-            }
-            await connection.didClose()
+        } catch {
+            logger.warning("Closed a window's socket for a message the WebSocket refuses", metadata: ["error": "\(error)"])
+            failure = error
         }
+        await connection.didClose()
+        await connection.closeFrameSent()
         if let failure { throw failure }
     }
 }

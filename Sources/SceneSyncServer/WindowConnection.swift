@@ -37,8 +37,10 @@ final class WindowConnection: WindowOutlet {
         /// Writes one message's bytes to the window (shared with every other window sent the same
         /// message), after what was written before; releases them from `queue` once written.
         let write: @Sendable (ByteBuffer) -> Void
-        /// Nothing more will be written: the connection's closing task may send its close frame.
-        let finish: @Sendable () -> Void
+        /// Sends the close frame, after every message written before it, with the reason the
+        /// server closed the connection for (none if the window closed it); the connection calls
+        /// it once, in a task of its own, when nothing more will be written.
+        let sendClose: @Sendable (CloseReason?) async -> Void
         /// The messages and bytes written but not yet on the wire, counted against the server's
         /// budget.
         let queue: OutboundBudget.Queue
@@ -115,6 +117,9 @@ final class WindowConnection: WindowOutlet {
     private(set) var closeReason: CloseReason?
     /// Whether everything put on the stream has been written, or the writer gave up.
     private(set) var isFlushed = false
+    /// Sending the close frame, from when nothing more will be written. A task only then: a
+    /// connection that waited all its life to send it would keep a task, and its memory, per window.
+    private var closing: Task<Void, Never>?
 
     /// Who the window connects from: its network address, without the port.
     let client: String
@@ -198,7 +203,7 @@ final class WindowConnection: WindowOutlet {
         phase = .closed
         closeReason = reason
         helloDeadline?.cancel()
-        socket.finish()
+        finishWriting()
         let drop = socket.drop
         Task {
             try? await ContinuousClock().sleep(for: Self.closeHandshakeGrace)
@@ -218,7 +223,7 @@ final class WindowConnection: WindowOutlet {
     func didClose() async {
         phase = .closed
         helloDeadline?.cancel()
-        socket.finish()
+        finishWriting()
         let scene = self.scene
         self.scene = nil
         if let scene {
@@ -226,6 +231,22 @@ final class WindowConnection: WindowOutlet {
             await runtime.application.disconnect(scene)
         }
         runtime.connectionDidClose(self)
+    }
+
+    /// Nothing more will be written: the close frame goes after what was.
+    private func finishWriting() {
+        guard closing == nil else { return }
+        let (reason, sendClose) = (closeReason, socket.sendClose)
+        closing = Task {
+            await sendClose(reason)
+            self.writerDidFinish()
+        }
+    }
+
+    /// Waits until the close frame has been sent (or could not be), after ``didClose()``: the
+    /// socket's writer must outlive it.
+    func closeFrameSent() async {
+        await closing?.value
     }
 
     /// The writer has sent everything, or the socket is gone.

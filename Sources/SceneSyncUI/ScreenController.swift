@@ -38,7 +38,7 @@ open class ScreenController {
     private var keyedRowActions: [(prefix: String, names: Set<ActionName>)] = []
     /// Stops following each model the screen follows.
     private var unfollows: [@MainActor @Sendable () -> Void] = []
-    private var tasks: [Task<Void, Never>] = []
+    private let tasks = OwnedTasks()
     /// Reloading after the screen fell behind a model's log, and whether to do it again.
     private var reloadTask: Task<Void, Never>?
     private var needsReload = false
@@ -52,7 +52,6 @@ open class ScreenController {
     }
 
     deinit {
-        for task in tasks { task.cancel() }
         reloadTask?.cancel()
         let unfollows = self.unfollows
         if !unfollows.isEmpty { Task { @MainActor in for unfollow in unfollows { unfollow() } } }
@@ -213,7 +212,7 @@ open class ScreenController {
 
     /// Runs `operation` for as long as the screen is in its stack.
     public func task(_ operation: @escaping @MainActor () async -> Void) {
-        tasks.append(Task { @MainActor in await operation() })
+        tasks.start(operation)
     }
 
     /// The unsaved text the user typed into `field` on this screen, if any.
@@ -315,9 +314,8 @@ open class ScreenController {
 
     func stop() {
         willBeRemoved()
-        for task in tasks { task.cancel() }
+        tasks.cancelAll()
         reloadTask?.cancel()
-        tasks = []
         stopFollowing()
         // Handlers may hold the screen; a screen out of its stack answers nothing.
         actionTable = [:]

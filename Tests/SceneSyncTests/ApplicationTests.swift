@@ -1,7 +1,7 @@
 import Foundation
 import InMemoryLogging
 import Logging
-import SceneSync
+@testable import SceneSync
 @testable import SceneSyncUI
 import SceneSyncSQLite
 import SceneSyncTestSupport
@@ -59,6 +59,29 @@ struct ApplicationTests {
         #expect(delegate == nil)
         #expect(host.application.connectedScenes.isEmpty)
         #expect(try await storage.session(id: id) != nil)
+    }
+
+    @Test func aSceneLetsGoOfItsTasksAndLifecycleTurnsOnceTheyEnd() async throws {
+        // A scene lives as long as its window: what it kept of ended tasks, it would keep per window.
+        let (host, _) = try await launch(try SQLiteStorage.inMemory())
+        let window = try await host.openWindow()
+        let scene = try #require(window.scene)
+        let (gate, open) = AsyncStream.makeStream(of: Void.self)
+        let (ended, end) = AsyncStream.makeStream(of: Void.self)
+        scene.task {
+            for await _ in gate {}
+            end.finish()
+        }
+        scene.task {}
+        #expect(scene.taskCount >= 1)
+        open.finish()
+        for await _ in ended {}
+        for _ in 0..<100 where scene.taskCount > 0 { await Task.yield() }
+        #expect(scene.taskCount == 0)
+
+        try await host.hide(window)
+        try await host.show(window)
+        #expect(scene.lifecycleTurn == nil)
     }
 
     @Test func discardDeletesTheScenesDraftsAndIsReported() async throws {
