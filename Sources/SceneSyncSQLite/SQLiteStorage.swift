@@ -28,6 +28,8 @@ public final class SQLiteStorage: SceneSyncStorage {
     public let writer: any DatabaseWriter
     /// The durability setting the database was opened with.
     public let durability: Durability
+    /// Sessions and drafts, written together when many come at once.
+    private let gathered: GatheredWrites
 
     /// Opens (creating if needed) the database file at `path` as a WAL `DatabasePool`, and migrates it.
     public convenience init(path: String, durability: Durability = .full, logger: Logger? = nil) throws {
@@ -54,6 +56,7 @@ public final class SQLiteStorage: SceneSyncStorage {
     public init(writer: any DatabaseWriter, durability: Durability) throws {
         self.writer = writer
         self.durability = durability
+        gathered = GatheredWrites(writer: writer)
         try Self.migrator.migrate(writer)
     }
 
@@ -200,7 +203,7 @@ public final class SQLiteStorage: SceneSyncStorage {
 
     public func saveSession(_ session: SceneSession) async throws {
         let data = try JSONEncoder().encode(session)
-        try await writer.write { db in
+        try await gathered.write { db in
             try db.execute(sql: """
                 INSERT INTO sceneSession (id, lastSeenAt, closedAt, data) VALUES (?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET lastSeenAt = excluded.lastSeenAt, closedAt = excluded.closedAt, data = excluded.data
@@ -252,7 +255,7 @@ public final class SQLiteStorage: SceneSyncStorage {
     }
 
     public func setDraft(_ value: Data?, key: String, session: SceneSession.ID) async throws {
-        try await writer.write { db in
+        try await gathered.write { db in
             if let value {
                 try db.execute(sql: """
                     INSERT INTO sceneDraft (sessionId, key, value) VALUES (?, ?, ?)
