@@ -1,4 +1,4 @@
-import Chat
+@testable import Chat
 import Foundation
 import Logging
 import SceneSync
@@ -193,6 +193,40 @@ struct ChatSceneTests {
         try await host.waitUntil("back on the list") { ana.node(Detail.composer) == nil && ana.node(List.row(other.id)) != nil }
         #expect(ana.node(List.row(other.id))?.props["selected"] == nil)
         await #expect(throws: ScreenError.self) { try await host.perform(.back, on: List.listBar, in: ana) }
+    }
+
+    @Test func theListUnderAnOpenConversationIsRebuiltWhenItShowsAgainNotKeptUpMeanwhile() async throws {
+        let (host, chat) = try await launch(try SQLiteStorage.inMemory())
+        let (ana, _, talk) = try await lunch(host, chat)
+        let anaPerson = try #require(await chat.controller.state.person(on: Self.anaDevice))
+        let boPerson = try #require(await chat.controller.state.person(on: Self.boDevice))
+        let earlier = try await chat.startConversation(title: "Book club", with: ["Bo"], by: anaPerson.id, origin: nil)
+        try await host.waitUntil("the second conversation") { ana.node(List.row(earlier.id)) != nil }
+        try await host.perform(.select, on: List.row(talk.id), in: ana)
+        try await host.waitUntil("Lunch open") { ana.node(Detail.composer) != nil }
+        let root = try #require((ana.scene?.userInterface as? SceneWindow)?.navigation?.screens.first as? ConversationsScreen)
+
+        // While Lunch covers the list, Bo writes in Book club and starts Dinner.
+        _ = try await chat.send("See you at eight", in: earlier.id, from: boPerson.id, origin: nil)
+        let dinner = try await chat.startConversation(title: "Dinner", with: ["Ana"], by: boPerson.id, origin: nil)
+        _ = try await chat.send("Pasta?", in: dinner.id, from: boPerson.id, origin: nil)
+        try await host.waitUntil("Dinner in the open conversation's list pane") { ana.node(List.row(dinner.id)) != nil }
+        #expect(root.listIsStale, "the covered list waits to be drawn again")
+        #expect(root.entries[dinner.id] == nil)
+
+        try await host.perform(.back, on: List.detailBar, in: ana)
+        try await host.waitUntil("back on the list") { ana.node(Detail.composer) == nil }
+        let rows = ana.node(List.section)?.children.map(\.id)
+        #expect(rows == [List.row(dinner.id), List.row(earlier.id), List.row(talk.id)], "the newest first")
+        #expect(ana.text(List.row(dinner.id), "badge") == "1" && ana.text(List.row(earlier.id), "badge") == "1")
+        #expect(ana.text(List.row(dinner.id), "subtitle") == "Bo: Pasta?")
+        #expect(!root.listIsStale && ana.patchFailures.isEmpty)
+
+        // Shown again, it is kept up event by event.
+        _ = try await chat.send("Or pizza", in: dinner.id, from: boPerson.id, origin: nil)
+        try await host.waitUntil("the new message in the list") { ana.text(List.row(dinner.id), "badge") == "2" }
+        #expect(ana.text(List.row(dinner.id), "subtitle") == "Bo: Or pizza")
+        #expect(ana.patchFailures.isEmpty)
     }
 
     @Test func typingShowsInOtherPeoplesWindowsAndClearsWhenTheMessageIsSent() async throws {

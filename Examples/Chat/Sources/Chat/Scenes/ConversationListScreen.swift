@@ -90,6 +90,10 @@ public class ConversationListScreen: ScreenController {
     private var model: SharedModel<ChatState>?
     /// The person's id as text, for the keys of values shared between a person's windows.
     let personKey: String
+    /// Whether events went by while another screen covered this one (a conversation opened above
+    /// the list): the list is then rebuilt from the shared state when the screen is drawn again,
+    /// instead of being kept up, event by event, out of sight in every such window.
+    private(set) var listIsStale = false
 
     init(chat: ChatController, person: Person, device: String, route: Route, title: String, focus: ViewNode.SplitPane) {
         self.chat = chat
@@ -132,7 +136,11 @@ public class ConversationListScreen: ScreenController {
     }
 
     public override func makeContent() -> [ViewNode] {
-        [.split(id: NodeID.split, focus: focus,
+        if listIsStale, let model {
+            listIsStale = false
+            resetList(model.state)
+        }
+        return [.split(id: NodeID.split, focus: focus,
                 primary: .stack(id: NodeID.listPane, children: [
                     .paneBar(id: NodeID.listBar, title: Self.listTitle, buttons: listBarButtons),
                     .table(id: NodeID.table, label: "Conversations", sections: [
@@ -188,7 +196,6 @@ public class ConversationListScreen: ScreenController {
     // MARK: - Events
 
     private func apply(_ envelope: EventEnvelope<ChatEvent>) {
-        var patches: [Patch] = []
         switch envelope.event {
         case let .personJoined(joined):
             names[joined.id] = joined.name
@@ -196,6 +203,17 @@ public class ConversationListScreen: ScreenController {
             Task { [weak self] in await self?.deviceChanged() }
         case let .signedOut(device) where device == self.device:
             Task { [weak self] in await self?.deviceChanged() }
+        default:
+            break
+        }
+        guard isVisible else {
+            // Out of sight, the list waits to be drawn again; the detail pane keeps its page.
+            listIsStale = true
+            _ = applyToDetail(envelope)
+            return
+        }
+        var patches: [Patch] = []
+        switch envelope.event {
         case let .conversationStarted(conversation) where conversation.participants.contains(person.id):
             guard entries[conversation.id] == nil else { break }
             entries[conversation.id] = Entry(conversation: conversation, count: 0, read: 0)
