@@ -101,3 +101,26 @@ struct CountList: ExpressibleByArgument, Sendable {
         counts.map(String.init).joined(separator: ",")
     }
 }
+
+/// Counts as ``CountList`` takes them, or `0` alone for none: a part of a run to skip.
+struct CountListOrNone: ExpressibleByArgument, Sendable {
+    let counts: [Int]
+
+    init(_ counts: [Int]) {
+        self.counts = counts
+    }
+
+    init?(argument: String) {
+        if argument.trimmingCharacters(in: .whitespaces) == "0" {
+            counts = []
+        } else if let list = CountList(argument: argument) {
+            counts = list.counts
+        } else {
+            return nil
+        }
+    }
+
+    var defaultValueDescription: String {
+        counts.isEmpty ? "0" : counts.map(String.init).joined(separator: ",")
+    }
+}

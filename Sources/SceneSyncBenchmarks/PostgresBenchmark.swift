@@ -50,7 +50,7 @@ struct PostgresBenchmark: AsyncParsableCommand {
     var edits = 300
 
     @Option(help: "Window counts on node B for the figure with real nodes and windows, comma-separated (0 to skip it).")
-    var windows = CountList([10, 1_000])
+    var windows = CountListOrNone([10, 1_000])
 
     @Option(help: "Timed Add taps per window count in the figure with real nodes and windows.")
     var windowRounds = 100
@@ -112,7 +112,7 @@ struct PostgresBenchmark: AsyncParsableCommand {
                   + "\(format(latency.max.milliseconds, 2)) |")
         }
         #if os(Linux)
-        let windowCounts = windows.counts.filter { $0 > 0 }
+        let windowCounts = windows.counts
         if !windowCounts.isEmpty {
             let executable = try await WindowsServerProcess.locate(explicit: serverExecutable)
             let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("scenesync-bench-\(UUID().uuidString)")

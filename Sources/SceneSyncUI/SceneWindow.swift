@@ -51,9 +51,13 @@ public final class SceneWindow: SceneUserInterface {
     /// The window's title.
     public var title: String
     /// The window's tabs; one tab shows no tab bar.
-    public private(set) var tabs: [Tab] = []
+    public private(set) var tabs: [Tab] = [] {
+        didSet { findSelectedNavigation() }
+    }
     /// The selected tab's id.
-    public private(set) var selectedTabID: String = ""
+    public private(set) var selectedTabID: String = "" {
+        didSet { findSelectedNavigation() }
+    }
     /// How many patches a background window holds before it gives up and redraws when shown.
     public var backgroundPatchLimit = 256
     /// The coordinator that owns the window's navigation: it lists the kinds of screens the
@@ -131,8 +135,13 @@ public final class SceneWindow: SceneUserInterface {
         send([.set(NodeID.tab(id), [.badge: badge.map(ViewValue.string) ?? .null])])
     }
 
-    /// The selected tab's navigation stack.
-    public var navigation: NavigationController? { tabs.first { $0.id == selectedTabID }?.navigation }
+    /// The selected tab's navigation stack. Kept rather than looked up: every screen asks, per
+    /// event, whether it is the one shown.
+    public private(set) var navigation: NavigationController?
+
+    private func findSelectedNavigation() {
+        navigation = tabs.first { $0.id == selectedTabID }?.navigation
+    }
 
     /// The screen the window shows now.
     public var visibleScreen: ScreenController? { navigation?.topScreen }
