@@ -131,6 +131,33 @@ struct ChatControllerTests {
         try await waitForUnread(0, of: bo.id, in: talk.id, chat)
     }
 
+    /// Blocks the calling thread, as handing an event to many windows does.
+    func holdTheMainActor(for seconds: TimeInterval) {
+        Thread.sleep(forTimeInterval: seconds)
+    }
+
+    @MainActor
+    @Test func readMarksAskedForInOneTurnOfTheMainActorAreOneEvent() async throws {
+        let storage = try SQLiteStorage.inMemory()
+        let chat = try await open(storage)
+        var people: [Person] = []
+        for index in 0..<5 {
+            people.append(try await chat.signIn(name: "P\(index)", device: String(format: "%032x", index + 1), origin: nil))
+        }
+        let talk = try await chat.startConversation(title: "All", with: people.dropFirst().map(\.name), by: people[0].id, origin: nil)
+        try await chat.send("Hello", in: talk.id, from: people[0].id, origin: nil)
+        let before = await chat.controller.lastSequence
+        // As when a message is handed to every window: each reader's window asks in turn, and the
+        // turn takes a while (a thousand windows).
+        for person in people.dropFirst() {
+            chat.requestRead(talk.id, by: person.id, through: 1)
+            holdTheMainActor(for: 0.005)
+        }
+        for person in people.dropFirst() { try await waitForUnread(0, of: person.id, in: talk.id, chat) }
+        let events = try await storage.events(app: ChatController.app, after: before, limit: 100)
+        #expect(events.count == 1, "every reader's mark in one event")
+    }
+
     @Test func readMarksAskedForTogetherAreCommittedTogether() async throws {
         let storage = try SQLiteStorage.inMemory()
         let chat = try await open(storage)

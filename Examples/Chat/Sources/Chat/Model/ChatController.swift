@@ -309,6 +309,10 @@ public final class ChatController: Sendable {
 
     /// Commits the marks waiting, and then those that came meanwhile, until none wait.
     private func flushReads() async {
+        // Windows ask as a message is handed to each of them, in one turn of the main actor: the
+        // first mark waits for that turn to end, so that every reader's goes in one commit (one
+        // event to hand to every window again) rather than the first alone and the rest after.
+        await MainActor.run {}
         while true {
             let (marks, waiters, requested) = pendingReads.withLock { pending in
                 defer { pending.marks = []; pending.waiters = [] }
