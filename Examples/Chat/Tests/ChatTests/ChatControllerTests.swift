@@ -131,6 +131,22 @@ struct ChatControllerTests {
         try await waitForUnread(0, of: bo.id, in: talk.id, chat)
     }
 
+    /// A conversation "All" that the first of `count` people started with the others and wrote
+    /// one message in, and the sequence number after it.
+    func conversationWithOneMessage(among count: Int) async throws
+        -> (storage: SQLiteStorage, chat: ChatController, people: [Person], talk: Conversation, before: UInt64)
+    {
+        let storage = try SQLiteStorage.inMemory()
+        let chat = try await open(storage)
+        var people: [Person] = []
+        for index in 0..<count {
+            people.append(try await chat.signIn(name: "P\(index)", device: String(format: "%032x", index + 1), origin: nil))
+        }
+        let talk = try await chat.startConversation(title: "All", with: people.dropFirst().map(\.name), by: people[0].id, origin: nil)
+        try await chat.send("Hello", in: talk.id, from: people[0].id, origin: nil)
+        return (storage, chat, people, talk, await chat.controller.lastSequence)
+    }
+
     /// Blocks the calling thread, as handing an event to many windows does.
     func holdTheMainActor(for seconds: TimeInterval) {
         Thread.sleep(forTimeInterval: seconds)
@@ -138,15 +154,7 @@ struct ChatControllerTests {
 
     @MainActor
     @Test func readMarksAskedForInOneTurnOfTheMainActorAreOneEvent() async throws {
-        let storage = try SQLiteStorage.inMemory()
-        let chat = try await open(storage)
-        var people: [Person] = []
-        for index in 0..<5 {
-            people.append(try await chat.signIn(name: "P\(index)", device: String(format: "%032x", index + 1), origin: nil))
-        }
-        let talk = try await chat.startConversation(title: "All", with: people.dropFirst().map(\.name), by: people[0].id, origin: nil)
-        try await chat.send("Hello", in: talk.id, from: people[0].id, origin: nil)
-        let before = await chat.controller.lastSequence
+        let (storage, chat, people, talk, before) = try await conversationWithOneMessage(among: 5)
         // As when a message is handed to every window: each reader's window asks in turn, and the
         // turn takes a while (a thousand windows).
         for person in people.dropFirst() {
@@ -159,15 +167,7 @@ struct ChatControllerTests {
     }
 
     @Test func readMarksAskedForTogetherAreCommittedTogether() async throws {
-        let storage = try SQLiteStorage.inMemory()
-        let chat = try await open(storage)
-        var people: [Person] = []
-        for index in 0..<6 {
-            people.append(try await chat.signIn(name: "P\(index)", device: String(format: "%032x", index + 1), origin: nil))
-        }
-        let talk = try await chat.startConversation(title: "All", with: people.dropFirst().map(\.name), by: people[0].id, origin: nil)
-        try await chat.send("Hello", in: talk.id, from: people[0].id, origin: nil)
-        let before = await chat.controller.lastSequence
+        let (storage, chat, people, talk, before) = try await conversationWithOneMessage(among: 6)
         // Every reader's windows ask at once, twice each.
         try await withThrowingTaskGroup(of: Void.self) { group in
             for person in people.dropFirst() + people.dropFirst() {
