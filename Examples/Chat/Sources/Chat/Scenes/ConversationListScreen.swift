@@ -90,6 +90,9 @@ public class ConversationListScreen: ScreenController {
     private var model: SharedModel<ChatState>?
     /// The person's id as text, for the keys of values shared between a person's windows.
     let personKey: String
+    /// The keys a row's properties are shared under, with its badge shown and without: spelled
+    /// once, not per event and window.
+    private let rowKeys: (badge: String, noBadge: String)
     /// Whether events went by while another screen covered this one (a conversation opened above
     /// the list): the list is then rebuilt from the shared state when the screen is drawn again,
     /// instead of being kept up, event by event, out of sight in every such window.
@@ -101,6 +104,7 @@ public class ConversationListScreen: ScreenController {
         self.device = device
         self.focus = focus
         personKey = person.id.uuidString
+        rowKeys = ("chat.row.\(personKey).badge", "chat.row.\(personKey).noBadge")
         super.init(route: route, title: title)
         handleRows(
             Self.rows, shown: { [weak self] id in self?.entries[id] != nil },
@@ -229,7 +233,7 @@ public class ConversationListScreen: ScreenController {
             entries[conversation] = entry
             // Every window of the person shows the row alike, but for its badge beside the
             // conversation it has open.
-            let props = once("chat.row.\(personKey).\(showsBadge(for: conversation))") { rowProps(conversation) }
+            let props = once(showsBadge(for: conversation) ? rowKeys.badge : rowKeys.noBadge) { rowProps(conversation) }
             patches.append(.set(entry.rowID, props))
             if let index = order.firstIndex(of: conversation), index != 0 {
                 order.remove(at: index)

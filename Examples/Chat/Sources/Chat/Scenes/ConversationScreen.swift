@@ -62,10 +62,15 @@ public final class ConversationScreen: ConversationListScreen {
     /// are not shown, or neither.
     private var earlierShown: ViewNode?
     private var isFollowingTransients = false
+    /// The keys a new message's node (sent from this window or not) and the read mark it calls for
+    /// are shared under by the person's windows: spelled once, not per event and window.
+    private let messageKeys: (fromHere: String, fromElsewhere: String, read: String)
 
     /// Creates the screen for `conversation`, shown to `person` on `device`.
     public init(chat: ChatController, person: Person, device: String, conversation: UUID, title: String) {
         self.conversation = conversation
+        let personKey = person.id.uuidString
+        messageKeys = ("chat.message.\(personKey).here", "chat.message.\(personKey).elsewhere", "chat.read.\(personKey)")
         super.init(chat: chat, person: person, device: device,
                    route: Self.route(conversation), title: title, focus: .secondary)
     }
@@ -139,7 +144,7 @@ public final class ConversationScreen: ConversationListScreen {
         if !hasNewer {
             shown.append(message)
             let fromHere = envelope.origin != nil && envelope.origin == origin
-            let node: ViewNode = once("chat.message.\(personKey).\(fromHere)") { self.node(for: message, fromHere: fromHere) }
+            let node: ViewNode = once(fromHere ? messageKeys.fromHere : messageKeys.fromElsewhere) { self.node(for: message, fromHere: fromHere) }
             patches.append(.insert(parent: DetailID.messages, index: (earlierShown != nil ? 1 : 0) + shown.count - 1, node: node))
             // The oldest shown leave: the window holds a bounded number (the browser regroups the rest).
             let excess = shown.count - ChatLimits.maximumMessagesShown
@@ -150,7 +155,10 @@ public final class ConversationScreen: ConversationListScreen {
         }
         patches += earlierPatches()
         if typing.removeValue(forKey: message.sender) != nil { patches += typingPatches(wasShown: true) }
-        if message.sender != person.id, isShownInActiveWindow { chat.requestRead(conversation, by: person.id, through: message.number) }
+        if message.sender != person.id, isShownInActiveWindow {
+            // Once per person and message on the node, however many of the person's windows show it.
+            once(messageKeys.read) { chat.requestRead(conversation, by: person.id, through: message.number) }
+        }
         return patches
     }
 
