@@ -73,6 +73,9 @@ extension ChatSceneTests {
         let anaPerson = try #require(await chat.controller.state.person(on: Self.anaDevice))
         let total = Self.shownBound + 2 * ChatLimits.pageSize // 250
         for number in 1...total { try await chat.send("m\(number)", in: talk.id, from: anaPerson.id, origin: nil) }
+        // Bo's screens have been handed every message (a screen opened sooner loads the state
+        // its node has reached, and shows what comes after as new messages).
+        try await host.waitUntil("the last message in Bo's list") { bo.text(List.row(talk.id), "subtitle") == "Ana: m\(total)" }
         try await host.perform(.select, on: List.row(talk.id), in: bo)
         #expect(messageTexts(bo) == (201...total).map { "m\($0)" }, "the newest page first")
         let (start, initially) = (bo.messages.count, shownIDs(bo))
