@@ -5,7 +5,8 @@ import Synchronization
 /// while a transaction is under way and written together in the next one: a thousand windows
 /// closing at once wait for a few synced commits, not a thousand. Each write runs in a savepoint of
 /// its own, so one that fails leaves the others and is told its own error; a transaction that does
-/// not commit fails every write in it, and keeps none.
+/// not commit fails every write in it, and keeps none. Writes commit in the order they were asked
+/// for, among themselves: a write that must follow one of them goes through here too.
 final class GatheredWrites: Sendable {
     typealias Write = @Sendable (Database) throws -> Void
 

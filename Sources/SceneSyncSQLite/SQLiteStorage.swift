@@ -28,7 +28,8 @@ public final class SQLiteStorage: SceneSyncStorage {
     public let writer: any DatabaseWriter
     /// The durability setting the database was opened with.
     public let durability: Durability
-    /// Sessions and drafts, written together when many come at once.
+    /// Sessions (saved, marked closed, deleted) and drafts, written together when many come at
+    /// once, and in the order they were asked for.
     private let gathered: GatheredWrites
 
     /// Opens (creating if needed) the database file at `path` as a WAL `DatabasePool`, and migrates it.
@@ -226,7 +227,8 @@ public final class SQLiteStorage: SceneSyncStorage {
     }
 
     public func markSessionsClosed(_ ids: [SceneSession.ID], at date: Date) async throws {
-        try await writer.write { db in
+        // Gathered too, so that it commits after every session save called before it.
+        try await gathered.write { db in
             for id in ids {
                 try db.execute(sql: "UPDATE sceneSession SET closedAt = ? WHERE id = ?",
                                arguments: [date.timeIntervalSinceReferenceDate, id.rawValue])
@@ -235,7 +237,8 @@ public final class SQLiteStorage: SceneSyncStorage {
     }
 
     public func deleteSessions(_ ids: [SceneSession.ID]) async throws {
-        try await writer.write { db in
+        // Gathered too, so that a session saved before it is not saved again after it.
+        try await gathered.write { db in
             for id in ids {
                 try db.execute(sql: "DELETE FROM sceneDraft WHERE sessionId = ?", arguments: [id.rawValue])
                 try db.execute(sql: "DELETE FROM committedAction WHERE sessionId = ?", arguments: [id.rawValue])

@@ -281,7 +281,7 @@ public final class ChatController: Sendable {
                 return !pending.isFlushing
             }
             // Detached: the flush commits for everyone waiting, not as part of the action that started it.
-            if startsFlush { Task.detached { await self.flushReads() } }
+            if startsFlush { Task.detached { await self.flushReads(afterTheTurn: false) } }
         }
         if let result { throw result }
     }
@@ -304,15 +304,18 @@ public final class ChatController: Sendable {
             defer { pending.isFlushing = true }
             return !pending.isFlushing
         }
-        if startsFlush { Task.detached { await self.flushReads() } }
+        if startsFlush { Task.detached { await self.flushReads(afterTheTurn: true) } }
     }
 
     /// Commits the marks waiting, and then those that came meanwhile, until none wait.
-    private func flushReads() async {
-        // Windows ask as a message is handed to each of them, in one turn of the main actor: the
-        // first mark waits for that turn to end, so that every reader's goes in one commit (one
-        // event to hand to every window again) rather than the first alone and the rest after.
-        await MainActor.run {}
+    ///
+    /// With `afterTheTurn`, the first commit waits for the main actor's turn to end: windows ask
+    /// (``requestRead(_:by:through:)``) as a message is handed to each of them, in one turn, and
+    /// every reader's mark then goes in one commit (one event to hand to every window again)
+    /// rather than the first alone and the rest after. ``markRead(_:by:origin:)``, which a user's
+    /// action awaits, does not wait for the turn.
+    private func flushReads(afterTheTurn: Bool) async {
+        if afterTheTurn { await MainActor.run {} }
         while true {
             let (marks, waiters, requested) = pendingReads.withLock { pending in
                 defer { pending.marks = []; pending.waiters = [] }

@@ -216,6 +216,12 @@ public class ConversationListScreen: ScreenController {
             _ = applyToDetail(envelope)
             return
         }
+        if listIsStale, let model {
+            // Shown again without being drawn yet (a window in the background draws when it
+            // comes back): the list catches up first, so that what it sends and shares is current.
+            listIsStale = false
+            resetList(model.state)
+        }
         var patches: [Patch] = []
         switch envelope.event {
         case let .conversationStarted(conversation) where conversation.participants.contains(person.id):
