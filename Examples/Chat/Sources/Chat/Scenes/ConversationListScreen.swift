@@ -140,10 +140,7 @@ public class ConversationListScreen: ScreenController {
     }
 
     public override func makeContent() -> [ViewNode] {
-        if listIsStale, let model {
-            listIsStale = false
-            resetList(model.state)
-        }
+        catchUpIfStale()
         return [.split(id: NodeID.split, focus: focus,
                 primary: .stack(id: NodeID.listPane, children: [
                     .paneBar(id: NodeID.listBar, title: Self.listTitle, buttons: listBarButtons),
@@ -216,12 +213,9 @@ public class ConversationListScreen: ScreenController {
             _ = applyToDetail(envelope)
             return
         }
-        if listIsStale, let model {
-            // Shown again without being drawn yet (a window in the background draws when it
-            // comes back): the list catches up first, so that what it sends and shares is current.
-            listIsStale = false
-            resetList(model.state)
-        }
+        // Shown again without being drawn yet (a window in the background draws when it comes
+        // back): the list catches up first, so that what it sends and shares is current.
+        catchUpIfStale()
         var patches: [Patch] = []
         switch envelope.event {
         case let .conversationStarted(conversation) where conversation.participants.contains(person.id):
@@ -259,6 +253,13 @@ public class ConversationListScreen: ScreenController {
             break
         }
         update(patches + applyToDetail(envelope))
+    }
+
+    /// Rebuilds the list from the shared state if events went by while the screen was covered.
+    private func catchUpIfStale() {
+        guard listIsStale, let model else { return }
+        listIsStale = false
+        resetList(model.state)
     }
 
     private func deviceChanged() async {
