@@ -234,22 +234,33 @@ extension PostgresDatabase {
 /// Runs `body`, or throws ``PostgresStorageError/database(operation:sqlState:message:)`` naming
 /// `operation` once `timeout` has passed without it returning. Then `body` is cancelled and
 /// `onTimeout` runs: it must make `body` end (such as by closing its connection), for this waits
-/// for `body` to end before it throws.
+/// for `body` to end before it throws. What `body` throws once the time is up (such as the error
+/// of a connection `onTimeout` closed) is not reported: the timeout is.
 func withTimeout<Value: Sendable>(
     _ timeout: Duration, operation: String, onTimeout: @escaping @Sendable () async -> Void,
     _ body: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
-    try await withThrowingTaskGroup(of: Value?.self) { group in
+    let timedOut = TimeoutMark()
+    let timeoutError = PostgresStorageError.database(operation: operation, sqlState: nil, message: "no answer within \(timeout)")
+    return try await withThrowingTaskGroup(of: Value?.self) { group in
         group.addTask { try await body() }
         group.addTask {
             try await Task.sleep(for: timeout)
+            timedOut.passed.store(true, ordering: .sequentiallyConsistent)
             await onTimeout()
             return nil
         }
         defer { group.cancelAll() }
-        guard let value = try await group.next() ?? nil else {
-            throw PostgresStorageError.database(operation: operation, sqlState: nil, message: "no answer within \(timeout)")
+        do {
+            guard let value = try await group.next() ?? nil else { throw timeoutError }
+            return value
+        } catch where timedOut.passed.load(ordering: .sequentiallyConsistent) {
+            throw timeoutError
         }
-        return value
     }
+}
+
+/// Whether a ``withTimeout(_:operation:onTimeout:_:)``'s time is up, seen by all its tasks.
+private final class TimeoutMark: Sendable {
+    let passed = Atomic(false)
 }
