@@ -156,8 +156,9 @@ public final class SceneSyncServer: Service, Sendable {
                     httpDecoderConfiguration: .init(
                         maxHeaderFieldSize: limits.maximumHeadBytes, maxHeaderListSize: limits.maximumHeadBytes,
                         maxHeaderFieldCount: limits.maximumHeaderCount)),
-                // Text that is not UTF-8 closes the socket with 1007, as RFC 6455 asks.
-                ws: .init(maxFrameSize: configuration.maximumFrameSize, autoPing: .enabled(timePeriod: limits.pingInterval),
+                // Text that is not UTF-8 closes the socket with 1007, as RFC 6455 asks. Pings are
+                // WebSocketFrameGuard's: timers on the event loop rather than a task per window.
+                ws: .init(maxFrameSize: configuration.maximumFrameSize, autoPing: .disabled,
                           closeTimeout: .seconds(3), validateUTF8: true))
             let http = Application(
                 router: makeRouter(appParts: parts, widgets: widgets),

@@ -32,9 +32,10 @@ extension SceneSyncServer {
         /// How long a connection may stay quiet between requests before it is closed. WebSockets
         /// are not affected: they are pinged instead.
         public var idleTimeout: Duration
-        /// How often the server sends a window's WebSocket a ping frame. A window that has not
-        /// answered one with a pong by the next is taken for gone (a half-open connection: its
-        /// machine or network went away without closing it) and is closed. A proxy in front of the
+        /// How often the server sends a window's WebSocket a ping frame. A window that has sent
+        /// nothing since one (not its pong, not a message) by the next is taken for gone (a
+        /// half-open connection: its machine or network went away without closing it) and is
+        /// closed with code 1001. A proxy in front of the
         /// server must allow a WebSocket to be quiet for longer than this (nginx's
         /// `proxy_read_timeout`).
         public var pingInterval: Duration

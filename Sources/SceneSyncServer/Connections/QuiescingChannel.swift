@@ -30,7 +30,8 @@ struct QuiescingChannel<Base: ServerChildChannel>: ServerChildChannel {
             try channel.pipeline.syncOperations.addHandler(
                 RequestHeadGuard(limits: limits, refusal: refusal, check: check, reporter: reporter, logger: logger), position: .first)
             try channel.pipeline.syncOperations.addHandler(
-                WebSocketFrameGuard(controlFrameLimit: controlFrameLimit, reporter: reporter, logger: logger), position: .first)
+                WebSocketFrameGuard(controlFrameLimit: controlFrameLimit, pingInterval: TimeAmount(limits.pingInterval),
+                                    reporter: reporter, logger: logger), position: .first)
             try channel.pipeline.syncOperations.addHandler(UntouchedConnectionCloser(), position: .first)
         }.flatMap {
             base.setup(channel: channel, logger: logger)

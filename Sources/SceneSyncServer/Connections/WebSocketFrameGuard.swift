@@ -10,6 +10,12 @@ import NIOCore
 ///   message rate limit: the WebSocket layer answers every ping by itself, so a flood of them
 ///   would take the server's time from everyone else. Close code 1008, then the connection.
 ///
+/// It also keeps the connection's pings: every `pingInterval` it writes a ping frame, and a
+/// connection from which nothing at all was read since the last one (not its pong, not a message)
+/// is taken for gone, a half-open connection whose machine or network went away without closing
+/// it: close code 1001, then the connection. The pings are timers on the connection's event loop,
+/// not a task per connection, and any frame the client sends counts as an answer.
+///
 /// It sits first in the connection's pipeline, from the moment the server's `101 Switching
 /// Protocols` goes out. It reads only headers and skips payloads, so it costs a few comparisons per
 /// frame.
@@ -33,6 +39,10 @@ final class WebSocketFrameGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private static let protocolErrorClose: [UInt8] = [0x88, 0x02, 0x03, 0xEA]
     /// A close frame from the server: 1008, policy violation.
     private static let policyViolationClose: [UInt8] = [0x88, 0x02, 0x03, 0xF0]
+    /// A ping frame from the server, without payload.
+    private static let ping: [UInt8] = [0x89, 0x00]
+    /// A close frame from the server: 1001, going away, "Ping timeout".
+    private static let silenceClose: [UInt8] = [0x88, 0x0E, 0x03, 0xE9] + Array("Ping timeout".utf8)
 
     private let logger: Logger
     private let reporter: RefusalReporter?
@@ -43,23 +53,41 @@ final class WebSocketFrameGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var header: [UInt8] = []
     /// The bytes of the current frame's payload still to come.
     private var payloadLeft = 0
+    /// How often a WebSocket is pinged, or nil for never.
+    private let pingInterval: TimeAmount?
+    /// Whether anything was read since the last ping.
+    private var heard = true
+    /// The next ping, while the WebSocket is open.
+    private var nextPing: Scheduled<Void>?
 
-    init(controlFrameLimit: SceneSyncServer.RateLimit, reporter: RefusalReporter? = nil, logger: Logger) {
+    init(controlFrameLimit: SceneSyncServer.RateLimit, pingInterval: TimeAmount? = nil, reporter: RefusalReporter? = nil, logger: Logger) {
         self.logger = logger
         self.reporter = reporter
+        self.pingInterval = pingInterval
         controlFrames = TokenBucket(controlFrameLimit)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if !isWebSocket, case let .byteBuffer(buffer) = unwrapOutboundIn(data), buffer.readableBytesView.starts(with: Self.switching) {
             isWebSocket = true
+            schedulePing(context: context)
         }
         context.write(data, promise: promise)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        stopPinging()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        stopPinging()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !isRefused else { return }
         guard isWebSocket else { return context.fireChannelRead(data) }
+        heard = true
         let verdict = read(unwrapInboundIn(data).readableBytesView)
         guard verdict == .accepted else {
             isRefused = true
@@ -73,6 +101,7 @@ final class WebSocketFrameGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 logger.debug("Closed a WebSocket that sent more control frames than its budget", metadata: ["remote": "\(remote)"])
                 close = Self.policyViolationClose
             }
+            stopPinging()
             // The output is ended and what still comes is read and dropped for a moment before the
             // connection closes: closing with unread input would reset it, and the reset would lose
             // the close frame on its way.
@@ -84,6 +113,36 @@ final class WebSocketFrameGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         context.fireChannelRead(data)
+    }
+
+    private func schedulePing(context: ChannelHandlerContext) {
+        guard let pingInterval else { return }
+        nextPing = context.eventLoop.assumeIsolated().scheduleTask(in: pingInterval) { [self] in
+            ping(context: context)
+        }
+    }
+
+    private func stopPinging() {
+        nextPing?.cancel()
+        nextPing = nil
+    }
+
+    /// Pings the client, or closes the connection if nothing was read since the last ping.
+    private func ping(context: ChannelHandlerContext) {
+        nextPing = nil
+        guard !isRefused, context.channel.isActive else { return }
+        guard heard else {
+            let remote = context.channel.remoteAddress.map { "\($0)" } ?? "unknown"
+            logger.debug("Closed a WebSocket that did not answer a ping", metadata: ["remote": "\(remote)"])
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(.byteBuffer(ByteBuffer(bytes: Self.silenceClose)))).whenComplete { _ in
+                channel.close(promise: nil)
+            }
+            return
+        }
+        heard = false
+        context.writeAndFlush(wrapOutboundOut(.byteBuffer(ByteBuffer(bytes: Self.ping))), promise: nil)
+        schedulePing(context: context)
     }
 
     /// Reads the frame headers in `bytes`, carrying a header or payload over from the last read,

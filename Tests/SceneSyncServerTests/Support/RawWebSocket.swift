@@ -40,7 +40,7 @@ final class RawWebSocket {
     }
 
     /// The text messages the server sends, up to the first for which `last` is true.
-    func textMessages(until last: (String) -> Bool) async throws -> [String] {
+    func textMessages(until last: @Sendable (String) -> Bool) async throws -> [String] {
         var messages: [String] = []
         while true {
             let frame = try await read(until: Self.wholeFrame)
