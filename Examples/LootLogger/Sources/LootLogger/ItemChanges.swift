@@ -59,7 +59,7 @@ public enum ItemValidation {
     /// thousands with commas or not (`1,250` as the list shows it, or `1250`), from 0 to
     /// 1,000,000,000. `"abc"`, `"-5"`, `"1e99"`, `"4.5"` and `"1,25"` are refused, never read as 0.
     public static func value(_ text: String) throws(ItemStoreError) -> Int {
-        var digits = Substring(text.trimmingCharacters(in: .whitespaces))
+        var digits = trimmingBlanks(text)
         if digits.first == "$" { digits = digits.dropFirst() }
         if digits.contains(",") {
             // Groups of three after the first, which has one to three digits.
@@ -73,6 +73,19 @@ public enum ItemValidation {
               let value = Int(digits), value <= ItemLimits.maximumValue
         else { throw .invalidValue(text) }
         return value
+    }
+
+    /// `text` without the spaces and tabs around it (Foundation's `.whitespaces`: tab and the
+    /// Unicode space separators), read scalar by scalar.
+    private static func trimmingBlanks(_ text: String) -> Substring {
+        func isBlank(_ scalar: Unicode.Scalar) -> Bool {
+            scalar.isASCII ? scalar == " " || scalar == "\t" : scalar.properties.generalCategory == .spaceSeparator
+        }
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isBlank($0) }), let last = scalars.lastIndex(where: { !isBlank($0) }) else {
+            return ""
+        }
+        return Substring(scalars[first...last])
     }
 
     /// A value in whole dollars, or an error if out of range.

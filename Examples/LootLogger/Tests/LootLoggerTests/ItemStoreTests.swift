@@ -30,7 +30,9 @@ struct ItemStoreTests {
     }
 
     /// A value may be typed as the list shows it, grouped by thousands.
-    @Test(arguments: [("1,250", 1250), ("$1,250", 1250), ("1250", 1250), ("$1,000,000,000", 1_000_000_000), ("999", 999)])
+    @Test(arguments: [("1,250", 1250), ("$1,250", 1250), ("1250", 1250), ("$1,000,000,000", 1_000_000_000), ("999", 999),
+                      // Spaces and tabs around it are dropped, Unicode's space separators too.
+                      (" 42 ", 42), ("\t$1,250\u{2003}", 1250), ("\u{00A0}7\u{3000}", 7)])
     func aValueGroupedByThousandsIsRead(text: String, dollars: Int) throws {
         #expect(try ItemValidation.value(text) == dollars)
     }
@@ -57,6 +59,10 @@ struct ItemStoreTests {
         (ItemChanges(value: "1000000001"), .invalidValue("1000000001")),
         (ItemChanges(value: "99999999999999999999"), .invalidValue("99999999999999999999")),
         (ItemChanges(value: "٣"), .invalidValue("٣")),
+        (ItemChanges(value: "4 2"), .invalidValue("4 2")),
+        (ItemChanges(value: "42\n"), .invalidValue("42\n")),
+        (ItemChanges(value: "\u{00A0} \t"), .invalidValue("\u{00A0} \t")),
+        (ItemChanges(value: "\u{200B}42"), .invalidValue("\u{200B}42")),
         (ItemChanges(name: "   "), .emptyName),
         (ItemChanges(name: "\u{0}"), .emptyName),
         (ItemChanges(name: "\u{200D}"), .emptyName),
