@@ -59,6 +59,8 @@ final class WebSocketFrameGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var heard = true
     /// The next ping, while the WebSocket is open.
     private var nextPing: Scheduled<Void>?
+    /// Whether the client sent its close frame: it is no longer pinged.
+    private var sawClose = false
 
     init(controlFrameLimit: SceneSyncServer.RateLimit, pingInterval: TimeAmount? = nil, reporter: RefusalReporter? = nil, logger: Logger) {
         self.logger = logger
@@ -68,9 +70,15 @@ final class WebSocketFrameGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if !isWebSocket, case let .byteBuffer(buffer) = unwrapOutboundIn(data), buffer.readableBytesView.starts(with: Self.switching) {
-            isWebSocket = true
-            schedulePing(context: context)
+        if case let .byteBuffer(buffer) = unwrapOutboundIn(data) {
+            if !isWebSocket, buffer.readableBytesView.starts(with: Self.switching) {
+                isWebSocket = true
+                schedulePing(context: context)
+            } else if isWebSocket, buffer.readableBytesView.first == 0x88 {
+                // The server's close frame (frames are written whole, and no text payload starts
+                // with this byte): nothing may follow it, not a ping and not a second close.
+                stopPinging()
+            }
         }
         context.write(data, promise: promise)
     }
@@ -88,6 +96,7 @@ final class WebSocketFrameGuard: ChannelDuplexHandler, RemovableChannelHandler {
         guard !isRefused else { return }
         guard isWebSocket else { return context.fireChannelRead(data) }
         heard = true
+        defer { if sawClose { stopPinging() } }
         let verdict = read(unwrapInboundIn(data).readableBytesView)
         guard verdict == .accepted else {
             isRefused = true
@@ -134,10 +143,14 @@ final class WebSocketFrameGuard: ChannelDuplexHandler, RemovableChannelHandler {
         guard heard else {
             let remote = context.channel.remoteAddress.map { "\($0)" } ?? "unknown"
             logger.debug("Closed a WebSocket that did not answer a ping", metadata: ["remote": "\(remote)"])
+            isRefused = true
             let channel = context.channel
             context.writeAndFlush(wrapOutboundOut(.byteBuffer(ByteBuffer(bytes: Self.silenceClose)))).whenComplete { _ in
                 channel.close(promise: nil)
             }
+            // A peer that is gone may never take the frame (its socket's buffer full of what it was
+            // sent): the connection closes a moment later whatever was written.
+            channel.eventLoop.scheduleTask(in: Self.linger) { channel.close(promise: nil) }
             return
         }
         heard = false
@@ -168,6 +181,7 @@ final class WebSocketFrameGuard: ChannelDuplexHandler, RemovableChannelHandler {
             payloadLeft = length < 0 ? .max : length
             // Ping and pong (and reserved control opcodes); a close frame ends the connection anyway.
             let opcode = header[0] & 0x0F
+            if opcode == 0x8 { sawClose = true }
             header.removeAll(keepingCapacity: true)
             if opcode >= 0x9, !controlFrames.take() { return .controlFlood }
         }
