@@ -234,33 +234,52 @@ extension PostgresDatabase {
 /// Runs `body`, or throws ``PostgresStorageError/database(operation:sqlState:message:)`` naming
 /// `operation` once `timeout` has passed without it returning. Then `body` is cancelled and
 /// `onTimeout` runs: it must make `body` end (such as by closing its connection), for this waits
-/// for `body` to end before it throws. What `body` throws once the time is up (such as the error
-/// of a connection `onTimeout` closed) is not reported: the timeout is.
+/// for `body` to end before it throws. Whichever comes first decides: what `body` returns or
+/// throws once the time is up (such as the error of a connection `onTimeout` closed) is not
+/// reported, the timeout is; and `onTimeout` does not run for a `body` that ended in time.
 func withTimeout<Value: Sendable>(
     _ timeout: Duration, operation: String, onTimeout: @escaping @Sendable () async -> Void,
     _ body: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
-    let timedOut = TimeoutMark()
+    let race = TimeoutRace()
     let timeoutError = PostgresStorageError.database(operation: operation, sqlState: nil, message: "no answer within \(timeout)")
     return try await withThrowingTaskGroup(of: Value?.self) { group in
-        group.addTask { try await body() }
+        group.addTask {
+            do {
+                let value = try await body()
+                if race.answer() { return value }
+            } catch {
+                if race.answer() { throw error }
+            }
+            throw timeoutError
+        }
         group.addTask {
             try await Task.sleep(for: timeout)
-            timedOut.passed.store(true, ordering: .sequentiallyConsistent)
-            await onTimeout()
+            if race.expire() { await onTimeout() }
             return nil
         }
         defer { group.cancelAll() }
-        do {
-            guard let value = try await group.next() ?? nil else { throw timeoutError }
-            return value
-        } catch where timedOut.passed.load(ordering: .sequentiallyConsistent) {
-            throw timeoutError
+        // The timer's nil says nothing: `body`'s task always ends with its value or an error.
+        while let result = try await group.next() {
+            if let value = result { return value }
         }
+        throw timeoutError
     }
 }
 
-/// Whether a ``withTimeout(_:operation:onTimeout:_:)``'s time is up, seen by all its tasks.
-private final class TimeoutMark: Sendable {
-    let passed = Atomic(false)
+/// Who of a ``withTimeout(_:operation:onTimeout:_:)``'s two tasks finished first: `body`, or the
+/// time.
+private final class TimeoutRace: Sendable {
+    /// 0 while both run, 1 once `body` answered, 2 once the time was up.
+    private let state = Atomic(0)
+
+    /// `body` ended; false if the time was up first.
+    func answer() -> Bool {
+        state.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged
+    }
+
+    /// The time is up; false if `body` ended first.
+    func expire() -> Bool {
+        state.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing).exchanged
+    }
 }

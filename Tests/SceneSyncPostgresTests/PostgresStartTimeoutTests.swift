@@ -28,6 +28,21 @@ struct PostgresStartTimeoutTests {
         }
     }
 
+    @Test func anAnswerThatComesOnlyOnceTheTimeIsUpIsNotTaken() async throws {
+        // What `onTimeout` stopped may still end with a value (a connection closed under a query
+        // that had finished): the caller has been told nothing yet, and must hear of the timeout.
+        let (stop, stopper) = AsyncStream.makeStream(of: Void.self)
+        do {
+            let answer = try await withTimeout(.milliseconds(50), operation: "connect", onTimeout: { stopper.finish() }) { () async -> Int in
+                for await _ in stop {}
+                return 42
+            }
+            Issue.record("took \(answer), given after the time was up")
+        } catch let error as PostgresStorageError {
+            #expect("\(error)" == "PostgreSQL could not connect: no answer within 0.05 seconds")
+        }
+    }
+
     @Test func workThatEndsInTimeIsAnswered() async throws {
         let answer = try await withTimeout(.seconds(30), operation: "connect", onTimeout: {}) { 42 }
         #expect(answer == 42)
