@@ -75,11 +75,15 @@ public enum ItemValidation {
         return value
     }
 
-    /// `text` without the spaces and tabs around it (Foundation's `.whitespaces`: tab and the
-    /// Unicode space separators), read scalar by scalar.
+    /// `text` without the spaces and tabs around it, read scalar by scalar: the characters of
+    /// Foundation's `CharacterSet.whitespaces` (tab, space, no-break space, U+1680, U+2000 to
+    /// U+200B, U+202F, U+205F, U+3000).
     private static func trimmingBlanks(_ text: String) -> Substring {
         func isBlank(_ scalar: Unicode.Scalar) -> Bool {
-            scalar.isASCII ? scalar == " " || scalar == "\t" : scalar.properties.generalCategory == .spaceSeparator
+            switch scalar.value {
+            case 0x20, 0x09, 0xA0, 0x1680, 0x2000...0x200B, 0x202F, 0x205F, 0x3000: true
+            default: false
+            }
         }
         let scalars = text.unicodeScalars
         guard let first = scalars.firstIndex(where: { !isBlank($0) }), let last = scalars.lastIndex(where: { !isBlank($0) }) else {

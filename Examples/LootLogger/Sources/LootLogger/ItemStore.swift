@@ -111,17 +111,20 @@ public final class ItemStore: Sendable {
     /// values, whatever other windows did to them. Returns the item as committed.
     @discardableResult
     public func update(_ key: UUID, _ changes: ItemChanges, origin: SceneSession.ID?) async throws(ItemStoreError) -> Item {
-        // The typed text is checked before the controller's turn: it needs no state, and every
-        // intent waits for the turns before its own.
-        let name = try changes.name.map { text throws(ItemStoreError) in try ItemValidation.name(text) }
-        let serial = try changes.serialNumber.map { text throws(ItemStoreError) in try ItemValidation.serialNumber(text) }
-        let value = try changes.value.map { text throws(ItemStoreError) in try ItemValidation.value(text) }
+        // The typed text is checked before the controller's turn, as it needs no state and every
+        // intent waits for the turns before its own; an item that is gone is still told first.
+        let name = changes.name.map { text in Result { () throws(ItemStoreError) in try ItemValidation.name(text) } }
+        let serial = changes.serialNumber.map { text in Result { () throws(ItemStoreError) in try ItemValidation.serialNumber(text) } }
+        let value = changes.value.map { text in Result { () throws(ItemStoreError) in try ItemValidation.value(text) } }
         let envelopes = try await perform(origin: origin) { state throws(ItemStoreError) in
             guard var item = state.item(key) else { throw .unknownItem(key) }
             var changed: Set<Item.Field> = []
-            if let name, name != item.name { item.name = name; changed.insert(.name) }
-            if let serial, serial != item.serialNumber { item.serialNumber = serial; changed.insert(.serialNumber) }
-            if let value, value != item.valueInDollars { item.valueInDollars = value; changed.insert(.valueInDollars) }
+            if let name = try name?.get(), name != item.name { item.name = name; changed.insert(.name) }
+            if let serial {
+                let serial = try serial.get()
+                if serial != item.serialNumber { item.serialNumber = serial; changed.insert(.serialNumber) }
+            }
+            if let value = try value?.get(), value != item.valueInDollars { item.valueInDollars = value; changed.insert(.valueInDollars) }
             return changed.isEmpty ? [] : [.itemUpdated(item, changed: changed)]
         }
         if case let .itemUpdated(item, _)? = envelopes.first?.event { return item }

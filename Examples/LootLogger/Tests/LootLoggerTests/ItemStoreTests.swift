@@ -32,7 +32,7 @@ struct ItemStoreTests {
     /// A value may be typed as the list shows it, grouped by thousands.
     @Test(arguments: [("1,250", 1250), ("$1,250", 1250), ("1250", 1250), ("$1,000,000,000", 1_000_000_000), ("999", 999),
                       // Spaces and tabs around it are dropped, Unicode's space separators too.
-                      (" 42 ", 42), ("\t$1,250\u{2003}", 1250), ("\u{00A0}7\u{3000}", 7)])
+                      (" 42 ", 42), ("\t$1,250\u{2003}", 1250), ("\u{00A0}7\u{3000}", 7), ("\u{200B}42\u{205F}", 42)])
     func aValueGroupedByThousandsIsRead(text: String, dollars: Int) throws {
         #expect(try ItemValidation.value(text) == dollars)
     }
@@ -62,7 +62,7 @@ struct ItemStoreTests {
         (ItemChanges(value: "4 2"), .invalidValue("4 2")),
         (ItemChanges(value: "42\n"), .invalidValue("42\n")),
         (ItemChanges(value: "\u{00A0} \t"), .invalidValue("\u{00A0} \t")),
-        (ItemChanges(value: "\u{200B}42"), .invalidValue("\u{200B}42")),
+        (ItemChanges(value: "\u{200C}42"), .invalidValue("\u{200C}42")),
         (ItemChanges(name: "   "), .emptyName),
         (ItemChanges(name: "\u{0}"), .emptyName),
         (ItemChanges(name: "\u{200D}"), .emptyName),
@@ -97,6 +97,10 @@ struct ItemStoreTests {
         }
         await #expect(throws: ItemStoreError.unknownItem(Self.missing)) {
             try await store.update(Self.missing, ItemChanges(name: "x"), origin: nil)
+        }
+        // An item that is gone is said before what is wrong with the text.
+        await #expect(throws: ItemStoreError.unknownItem(Self.missing)) {
+            try await store.update(Self.missing, ItemChanges(value: "abc"), origin: nil)
         }
         await #expect(throws: ItemStoreError.unknownItem(Self.missing)) {
             try await store.remove(Self.missing, origin: nil)
