@@ -14,7 +14,8 @@ import NIOCore
 /// connection from which nothing at all was read since the last one (not its pong, not a message)
 /// is taken for gone, a half-open connection whose machine or network went away without closing
 /// it: close code 1001, then the connection. The pings are timers on the connection's event loop,
-/// not a task per connection, and any frame the client sends counts as an answer.
+/// not a task per connection, and any frame the client sends counts as an answer. A close frame,
+/// the client's or the server's, ends them.
 ///
 /// It sits first in the connection's pipeline, from the moment the server's `101 Switching
 /// Protocols` goes out. It reads only headers and skips payloads, so it costs a few comparisons per
