@@ -100,7 +100,6 @@ final class WebSocketFrameGuard: ChannelDuplexHandler, RemovableChannelHandler {
         defer { if sawClose { stopPinging() } }
         let verdict = read(unwrapInboundIn(data).readableBytesView)
         guard verdict == .accepted else {
-            isRefused = true
             let remote = context.channel.remoteAddress.map { "\($0)" } ?? "unknown"
             let close: [UInt8]
             if verdict == .unmasked {
@@ -111,18 +110,24 @@ final class WebSocketFrameGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 logger.debug("Closed a WebSocket that sent more control frames than its budget", metadata: ["remote": "\(remote)"])
                 close = Self.policyViolationClose
             }
-            stopPinging()
-            // The output is ended and what still comes is read and dropped for a moment before the
-            // connection closes: closing with unread input would reset it, and the reset would lose
-            // the close frame on its way.
-            let channel = context.channel
-            context.writeAndFlush(wrapOutboundOut(.byteBuffer(ByteBuffer(bytes: close)))).whenComplete { _ in
-                channel.close(mode: .output, promise: nil)
-                channel.eventLoop.scheduleTask(in: Self.linger) { channel.close(promise: nil) }
-            }
-            return
+            return refuse(closingWith: close, context: context)
         }
         context.fireChannelRead(data)
+    }
+
+    /// Sends the close frame `frame` and closes the connection: the output is ended once the frame
+    /// is written, and what still comes is read and dropped for a moment before the connection
+    /// closes (closing with unread input would reset it, and the reset would lose the close frame
+    /// on its way). The moment counts from now, not from the write: a peer that is gone may never
+    /// take the frame (its socket's buffer full of what it was sent).
+    private func refuse(closingWith frame: [UInt8], context: ChannelHandlerContext) {
+        isRefused = true
+        stopPinging()
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(.byteBuffer(ByteBuffer(bytes: frame)))).whenComplete { _ in
+            channel.close(mode: .output, promise: nil)
+        }
+        channel.eventLoop.scheduleTask(in: Self.linger) { channel.close(promise: nil) }
     }
 
     private func schedulePing(context: ChannelHandlerContext) {
@@ -144,15 +149,7 @@ final class WebSocketFrameGuard: ChannelDuplexHandler, RemovableChannelHandler {
         guard heard else {
             let remote = context.channel.remoteAddress.map { "\($0)" } ?? "unknown"
             logger.debug("Closed a WebSocket that did not answer a ping", metadata: ["remote": "\(remote)"])
-            isRefused = true
-            let channel = context.channel
-            context.writeAndFlush(wrapOutboundOut(.byteBuffer(ByteBuffer(bytes: Self.silenceClose)))).whenComplete { _ in
-                channel.close(promise: nil)
-            }
-            // A peer that is gone may never take the frame (its socket's buffer full of what it was
-            // sent): the connection closes a moment later whatever was written.
-            channel.eventLoop.scheduleTask(in: Self.linger) { channel.close(promise: nil) }
-            return
+            return refuse(closingWith: Self.silenceClose, context: context)
         }
         heard = false
         context.writeAndFlush(wrapOutboundOut(.byteBuffer(ByteBuffer(bytes: Self.ping))), promise: nil)
