@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import HummingbirdCore
-import HummingbirdWebSocket
 import NIOCore
 public import Logging
 public import SceneSync
@@ -145,27 +144,25 @@ public final class SceneSyncServer: Service, Sendable {
             for (app, appParts) in parts {
                 if let feed = appParts.widget { widgets[app.name] = WidgetHub(feed: feed, limits: widgetLimits) }
             }
-            let webSocketResponder = makeWebSocketRouter().buildResponder()
             let limits = configuration.connectionLimits
             let admission = makeAdmission()
             let reporter = refusals
-            let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
-                http1: .init(
-                    additionalChannelHandlers: [RequestBodyDeadline(timeout: limits.requestBodyTimeout, reporter: reporter)],
-                    idleTimeout: TimeAmount(limits.idleTimeout),
-                    httpDecoderConfiguration: .init(
-                        maxHeaderFieldSize: limits.maximumHeadBytes, maxHeaderListSize: limits.maximumHeadBytes,
-                        maxHeaderFieldCount: limits.maximumHeaderCount)),
-                // Text that is not UTF-8 closes the socket with 1007, as RFC 6455 asks. Pings are
-                // WebSocketFrameGuard's: timers on the event loop rather than a task per window.
-                ws: .init(maxFrameSize: configuration.maximumFrameSize, autoPing: .disabled,
-                          closeTimeout: .seconds(3), validateUTF8: true))
+            let http1 = HTTP1Channel.Configuration(
+                additionalChannelHandlers: [RequestBodyDeadline(timeout: limits.requestBodyTimeout, reporter: reporter)],
+                idleTimeout: TimeAmount(limits.idleTimeout),
+                httpDecoderConfiguration: .init(
+                    maxHeaderFieldSize: limits.maximumHeadBytes, maxHeaderListSize: limits.maximumHeadBytes,
+                    maxHeaderFieldCount: limits.maximumHeaderCount))
+            // Windows' sockets are channel handlers, with no task per window; their pings are
+            // WebSocketFrameGuard's timers.
+            let upgrade = WindowUpgradeChannel.Upgrade(
+                accept: { [self] request, channel in windowOpening(for: request, channel: channel) },
+                maximumFrameSize: configuration.maximumFrameSize)
             let http = Application(
                 router: makeRouter(appParts: parts, widgets: widgets),
                 server: HTTPServerBuilder { responder in
                     QuiescingChannel(
-                        base: HTTP1WebSocketUpgradeChannel(
-                            responder: responder, webSocketResponder: webSocketResponder, configuration: channelConfiguration),
+                        base: WindowUpgradeChannel(responder: responder, http1: http1, upgrade: upgrade),
                         connections: self.connections, admission: admission, limits: limits, reporter: reporter,
                         check: RequestHeadCheck(isOwnAuthority: { self.policy.authorities(port: self.boundPort).contains($0) }),
                         controlFrameLimit: self.configuration.rateLimit)
@@ -310,8 +307,8 @@ struct WindowsService: Service {
 }
 
 /// The HTTP server, which on graceful shutdown waits for its connections to finish; any still
-/// open after the drain timeout (a request a client never finished sending, say) are closed, so
-/// that nothing holds the process.
+/// open after the drain timeout (a request a client never finished sending, say), or when the
+/// server stops (a window's socket), are closed, so that nothing holds the process.
 struct DrainingHTTPServer: Service {
     let base: any Service
     let drainTimeout: Duration
@@ -343,6 +340,12 @@ struct DrainingHTTPServer: Service {
                 if finished == .server { break }
             }
             group.cancelAll()
+            // Windows' sockets are channel handlers, not tasks the server waits for: any still
+            // open (a window that never answered its close frame) close with the server.
+            if connections.count > 0 {
+                logger.debug("Closing connections left when the HTTP server stopped", metadata: ["connections": "\(connections.count)"])
+                connections.closeAll()
+            }
         }
     }
 }

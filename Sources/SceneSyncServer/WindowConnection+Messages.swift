@@ -19,7 +19,7 @@ extension WindowConnection {
         static let notAnswered = "notAnswered"
     }
 
-    /// A window's message as its socket's reader made it out, before the main actor sees it.
+    /// A window's message as its socket's handler made it out, before the main actor sees it.
     enum Inbound: Sendable {
         /// A message the protocol accepts.
         case message(ClientMessage)
@@ -40,6 +40,11 @@ extension WindowConnection {
     }
 
     /// Handles one message from the window, in the order they arrive.
+    ///
+    /// It runs in a short task of the socket handler's, which ends once the messages handed over
+    /// with it are handled: what a message sets off (connecting a scene, an action down to the
+    /// model) may run deep, and that memory goes back when the task ends rather than staying with
+    /// the window for as long as it is open.
     ///
     /// - Returns: whether to keep reading from the window.
     func receive(_ inbound: Inbound) async -> Bool {
@@ -65,34 +70,21 @@ extension WindowConnection {
         switch (phase, message) {
         case let (.awaitingHello, .hello(hello)):
             helloHeard()
-            await inTaskOfItsOwn { await $0.greet(hello) }
+            await greet(hello)
         case (.awaitingHello, _):
             refuse(code: ErrorCode.helloRequired, message: "The first message must be hello.")
         case (_, .hello):
             refuse(code: ErrorCode.repeatedHello, message: "This window has already said hello.")
         case let (_, .action(action, resend)):
-            await inTaskOfItsOwn { await $0.perform(action, resent: resend) }
+            await perform(action, resent: resend)
         case let (_, .visibility(visible, focused)):
-            await inTaskOfItsOwn { await $0.moveScene(visible: visible, focused: focused) }
+            await moveScene(visible: visible, focused: focused)
         case (_, .closing):
             saidClosing = true
         case (_, .ping):
             send(.pong)
         }
         return phase != .closed
-    }
-
-    /// Runs `work` to its end in a task of its own, and waits for it.
-    ///
-    /// What a message sets off can run deep: connecting a scene goes through the application,
-    /// the scene's delegate and its first screens; an action through a screen's handler and the
-    /// model. A task keeps the memory its calls grew to until it ends, so were this run on the
-    /// socket reader's task, every open window would hold the most it ever needed for as long as
-    /// it is open. A task of its own gives that memory back when the message is handled.
-    private func inTaskOfItsOwn(_ work: @escaping @MainActor (WindowConnection) async -> Void) async {
-        let task = Task { await work(self) }
-        // Cancelling the reader (the server going down) cancels the work, as it would inline.
-        await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
     }
 
     /// A binary message: the protocol is text only, so the socket closes (1003).

@@ -46,8 +46,9 @@ final class WindowConnection: WindowOutlet {
         let queue: OutboundBudget.Queue
         /// Closes the TCP connection at once, whatever is unwritten.
         let drop: @Sendable () -> Void
-        /// Set by the reader as soon as the window sends a message, before the main actor handles
-        /// it: a busy server does not take a window whose `hello` waits in line for a silent one.
+        /// Set by the socket's handler as soon as the window sends a message, before the main
+        /// actor handles it: a busy server does not take a window whose `hello` waits in line for
+        /// a silent one.
         let heard = Heard()
     }
 
@@ -117,6 +118,8 @@ final class WindowConnection: WindowOutlet {
     private(set) var closeReason: CloseReason?
     /// Whether everything put on the stream has been written, or the writer gave up.
     private(set) var isFlushed = false
+    /// Whether ``didClose()`` ran: the socket's end is handled once.
+    private var didDetach = false
     /// Sending the close frame, from when nothing more will be written. A task only then: a
     /// connection that waited all its life to send it would keep a task, and its memory, per window.
     private var closing: Task<Void, Never>?
@@ -221,6 +224,8 @@ final class WindowConnection: WindowOutlet {
     /// unless the window said it was closing, in which case the session is discarded after a
     /// grace period that a reload does not outlast.
     func didClose() async {
+        guard !didDetach else { return }
+        didDetach = true
         phase = .closed
         helloDeadline?.cancel()
         finishWriting()
@@ -241,12 +246,6 @@ final class WindowConnection: WindowOutlet {
             await sendClose(reason)
             self.writerDidFinish()
         }
-    }
-
-    /// Waits until the close frame has been sent (or could not be), after ``didClose()``: the
-    /// socket's writer must outlive it.
-    func closeFrameSent() async {
-        await closing?.value
     }
 
     /// The writer has sent everything, or the socket is gone.

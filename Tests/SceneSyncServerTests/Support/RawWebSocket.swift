@@ -69,6 +69,16 @@ final class RawWebSocket {
         return bytes.count >= offset + length ? offset + length : nil
     }
 
+    /// The payload of the next frame with `opcode` the server sends, skipping any other before it.
+    func payload(ofNext opcode: UInt8, timeout: Duration = .seconds(10)) async throws -> [UInt8] {
+        while true {
+            let frame = try await read(timeout: timeout, until: Self.wholeFrame)
+            guard frame[0] & 0x0F == opcode else { continue }
+            let offset = frame[1] & 0x7F == 127 ? 10 : frame[1] & 0x7F == 126 ? 4 : 2
+            return Array(frame[offset...])
+        }
+    }
+
     /// The code of the close frame the server sends, skipping any other frame before it.
     func closeCode(timeout: Duration = .seconds(10)) async throws -> Int {
         while true {
