@@ -341,7 +341,8 @@ struct DrainingHTTPServer: Service {
             }
             group.cancelAll()
             // Windows' sockets are channel handlers, not tasks the server waits for: any still
-            // open (a window that never answered its close frame) close with the server.
+            // open (one refused while the apps shut down, still waiting for its close frame's
+            // answer) close with the server.
             if connections.count > 0 {
                 logger.debug("Closing connections left when the HTTP server stopped", metadata: ["connections": "\(connections.count)"])
                 connections.closeAll()

@@ -1,5 +1,7 @@
 import Foundation
 @testable import SceneSyncServer
+import SceneSync
+import SceneSyncTesting
 import Testing
 
 /// What a window may send at the WebSocket level: text messages, whole and under the limit.
@@ -115,6 +117,34 @@ import Testing
         let close = try await socket.payload(ofNext: 0x8)
         #expect(close.count >= 2 && Int(close[0]) << 8 | Int(close[1]) == answer)
         _ = try await socket.drainUntilClosed()
+        try await server.stop()
+    }
+
+    @Test func nothingFollowsTheServersCloseFrame() async throws {
+        let server = try await TestServer.start()
+        let socket = try await RawWebSocket(port: server.port, app: TallyAppDelegate.app)
+        // The hello is handled on the main actor while the text after it, not UTF-8, is refused at
+        // once: the welcome and first render the hello sets off must not follow the close frame,
+        // all the while the server waits for the window's answer to it (which never comes).
+        try socket.send(opcode: 0x1, Array(#"{"type":"hello","v":1,"visible":true,"focused":true}"#.utf8))
+        try socket.send(opcode: 0x1, [0xC3, 0x28])
+        let opcodes = try await socket.opcodesUntilClosed(answeringClose: false)
+        #expect(opcodes.last == 0x8, "frames after the close frame: \(opcodes)")
+        #expect(opcodes.filter { $0 == 0x8 }.count == 1)
+        try await server.stop()
+    }
+
+    @MainActor @Test func aWindowWhoseInputEndsIsClosedAndItsSceneDisconnects() async throws {
+        let server = try await TestServer.start()
+        let runtime = try #require(server.server.runtime(named: TallyAppDelegate.app))
+        let socket = try await RawWebSocket(port: server.port, app: TallyAppDelegate.app)
+        try socket.send(opcode: 0x1, Array(#"{"type":"hello","v":1,"visible":true,"focused":true}"#.utf8))
+        _ = try await socket.textMessages { $0.contains(#""type":"welcome""#) }
+        #expect(runtime.application.connectedScenes.count == 1)
+        // A half-close, with no close frame: long before a ping would find it gone.
+        socket.endSending()
+        _ = try await socket.drainUntilClosed(timeout: .seconds(5))
+        try await waitUntil("the scene to disconnect", timeout: .seconds(5)) { runtime.application.connectedScenes.isEmpty }
         try await server.stop()
     }
 }

@@ -11,8 +11,8 @@ import Synchronization
 /// in one pass and flushes each channel once. The frames share the message's bytes.
 ///
 /// A window's frames reach its channel in the order they were written here, and before anything
-/// its connection writes afterwards through its WebSocket writer (a close frame): both go through
-/// the event loop's queue, in turn.
+/// its connection asks for afterwards (the close frame, which ``WindowSocketHandler`` writes): both
+/// go through the event loop's queue, in turn.
 final class FrameWriter: Sendable {
     /// One frame for one channel, and what to do once it is written or has failed.
     private struct Write {

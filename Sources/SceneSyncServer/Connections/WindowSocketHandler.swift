@@ -17,9 +17,13 @@ import NIOWebSocket
 /// to more than the limit 1009, a frame out of sequence or with an unknown opcode 1002. The
 /// window's close frame is answered with one of the server's, and the connection closes.
 ///
-/// Messages to the window do not pass through here on their way in: the main actor hands them to
-/// ``FrameWriter``, which writes them on this event loop. The close frame that ends a connection
-/// the server closes does: ``WindowConnection/Socket/sendClose`` asks for it.
+/// Messages to the window are written by ``FrameWriter`` on this event loop, and pass through here
+/// on their way out: once a close frame has gone, nothing more is written (RFC 6455, section
+/// 5.5.1), and a message still on its way fails as on a closed output. The close frame that ends a
+/// connection the server closes is written here, when ``WindowConnection/Socket/sendClose`` asks.
+///
+/// A window whose input ends without a close frame (a TCP half-close: its machine going away, or a
+/// hostile client) is closed at once, and its scene disconnects.
 final class WindowSocketHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundIn = WebSocketFrame
@@ -124,6 +128,17 @@ final class WindowSocketHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.context = nil
     }
 
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed {
+            // Nothing more will be read, the window's close frame included: the connection ends.
+            fragments = nil
+            end()
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         closeTimer?.cancel()
         fragments = nil
@@ -137,6 +152,8 @@ final class WindowSocketHandler: ChannelDuplexHandler, RemovableChannelHandler {
             isTakingMessages = false
             waiting.removeAll()
             sendClose(code: .goingAway, reason: "Shutting down", written: nil)
+            // The window's answer must be read, or closing with it unread would reset the connection.
+            readAgainIfHeld()
             return
         }
         self.connection = connection
@@ -156,6 +173,11 @@ final class WindowSocketHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
+        // No extension is negotiated, so no frame may set a reserved bit.
+        guard frame.reservedBits.isEmpty else {
+            guard !receivedClose else { return }
+            return refuse(.protocolError, because: "reserved bits without an extension")
+        }
         switch frame.opcode {
         case .connectionClose:
             receivedCloseFrame(frame.unmaskedData)
@@ -167,7 +189,6 @@ final class WindowSocketHandler: ChannelDuplexHandler, RemovableChannelHandler {
             break
         case .text, .binary, .continuation:
             guard isTakingMessages else { return }
-            guard frame.reservedBits.isEmpty else { return refuse(.protocolError, because: "reserved bits without an extension") }
             read(frame)
         default:
             refuse(.protocolError, because: "an unknown opcode")
@@ -267,6 +288,14 @@ final class WindowSocketHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     // MARK: - Writing
 
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard !sentClose else {
+            promise?.fail(ChannelError.outputClosed)
+            return
+        }
+        context.write(data, promise: promise)
+    }
+
     /// The server closes the connection (``WindowConnection/close(_:)``): its close frame goes
     /// after every message written before, unless a close frame was sent already.
     private func serverCloses(code: WebSocketErrorCode, reason: String, written: EventLoopPromise<Void>) {
@@ -352,9 +381,13 @@ final class WindowSocketHandler: ChannelDuplexHandler, RemovableChannelHandler {
             waiting.removeAll()
             connection = nil
         }
-        if isReadHeld, waiting.count < Self.maximumWaiting, let context {
-            isReadHeld = false
-            context.read()
-        }
+        readAgainIfHeld()
+    }
+
+    /// Reads the socket again if a read was held while too many messages waited.
+    private func readAgainIfHeld() {
+        guard isReadHeld, waiting.count < Self.maximumWaiting, let context else { return }
+        isReadHeld = false
+        context.read()
     }
 }

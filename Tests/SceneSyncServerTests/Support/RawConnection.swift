@@ -46,6 +46,11 @@ final class RawConnection {
         }
     }
 
+    /// Ends what this side sends (a TCP half-close), leaving the connection open to read.
+    func endSending() {
+        shutdown(descriptor, Int32(SHUT_WR))
+    }
+
     /// Sends `text` as UTF-8.
     func send(_ text: String) throws {
         try send(Array(text.utf8))

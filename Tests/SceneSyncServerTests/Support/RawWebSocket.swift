@@ -79,6 +79,21 @@ final class RawWebSocket {
         }
     }
 
+    /// The opcodes of every frame the server sends until it closes the connection; a close frame
+    /// is answered, as a client should, if `answeringClose`.
+    func opcodesUntilClosed(answeringClose: Bool = true, timeout: Duration = .seconds(10)) async throws -> [UInt8] {
+        var opcodes: [UInt8] = []
+        do {
+            while true {
+                let frame = try await read(timeout: timeout, until: Self.wholeFrame)
+                opcodes.append(frame[0] & 0x0F)
+                if answeringClose, frame[0] & 0x0F == 0x8 { try? send(opcode: 0x8, Array(frame[2..<min(frame.count, 4)])) }
+            }
+        } catch RawConnectionError.closed {
+            return opcodes
+        }
+    }
+
     /// The code of the close frame the server sends, skipping any other frame before it.
     func closeCode(timeout: Duration = .seconds(10)) async throws -> Int {
         while true {
@@ -94,6 +109,11 @@ final class RawWebSocket {
 
     private func write(_ bytes: [UInt8]) throws {
         try connection.send(bytes)
+    }
+
+    /// Ends what the client sends without a close frame (a TCP half-close).
+    func endSending() {
+        connection.endSending()
     }
 
     /// Sends `text` as one text message.
