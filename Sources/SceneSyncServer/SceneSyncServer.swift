@@ -140,6 +140,7 @@ public final class SceneSyncServer: Service, Sendable {
                 state.withLock { $0.runtimes = runtimes }
                 parts.append((app, try await runtime.makeParts()))
             }
+            HeapTrim.shared.requestTrim()
             var widgets: [String: WidgetHub] = [:]
             for (app, appParts) in parts {
                 if let feed = appParts.widget { widgets[app.name] = WidgetHub(feed: feed, limits: widgetLimits) }
