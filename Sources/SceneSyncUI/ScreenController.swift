@@ -104,9 +104,9 @@ open class ScreenController {
     /// Sends patches to the window if the screen is visible; a hidden screen is drawn afresh
     /// when it shows again.
     public func update(_ patches: [Patch]) {
-        guard isVisible, !patches.isEmpty else { return }
+        guard let window, window.visibleScreen === self, !patches.isEmpty else { return }
         for patch in patches { noteActions(of: patch) }
-        window?.send(checked(patches))
+        window.send(checked(patches))
     }
 
     /// Changes the navigation bar's title.
@@ -297,12 +297,14 @@ open class ScreenController {
         actions(for: id)?[name] != nil
     }
 
-    /// Whether the node `id`, being sent, will answer `name`: its own handlers, or those of the
-    /// keyed rows whose ids it starts like. A row being sent is shown, so its key need not be read
-    /// from its id (which costs more than the rest of sending it, for every window).
-    private func willAnswer(_ name: ActionName, on id: String) -> Bool {
-        if let own = actionTable[id] { return own[name] != nil }
-        return keyedRowActions.contains { id.hasPrefix($0.prefix) && $0.names.contains(name) }
+    /// Whether `node`, being sent, will answer `name`: its own handlers, or those of the keyed
+    /// rows whose ids it starts like. A node is checked right after it is registered, so its own
+    /// handlers are its `actions`, with no need to look its id up. A row being sent is shown, so
+    /// its key need not be read from its id (which costs more than the rest of sending it, for
+    /// every window).
+    private func willAnswer(_ name: ActionName, on node: ViewNode) -> Bool {
+        if !node.actions.isEmpty { return node.actions[name] != nil }
+        return keyedRowActions.contains { node.id.hasPrefix($0.prefix) && $0.names.contains(name) }
     }
 
     /// The handlers of the node `id`: its own, or those of the keyed rows it is one of.
@@ -365,12 +367,12 @@ open class ScreenController {
         var changed = false
         switch node.kind {
         case .row:
-            if !willAnswer(.select, on: node.id) {
+            if !willAnswer(.select, on: node) {
                 node[.selectable] = .bool(false)
                 changed = true
             }
             for (property, name) in [(ViewNode.Property.deletable, ActionName.delete), (.movable, .move)]
-            where node[property]?.bool == true && !willAnswer(name, on: node.id) {
+            where node[property]?.bool == true && !willAnswer(name, on: node) {
                 reportUnanswered(name, on: node)
                 node[property] = nil
                 changed = true
@@ -378,7 +380,7 @@ open class ScreenController {
             if case let .array(items)? = node[.actions] {
                 let kept = items.filter { item in
                     guard let name = ViewNode.actionItemName(item) else { return false }
-                    if willAnswer(name, on: node.id) { return true }
+                    if willAnswer(name, on: node) { return true }
                     reportUnanswered(name, on: node)
                     return false
                 }
@@ -388,13 +390,13 @@ open class ScreenController {
                 }
             }
         case .button, .barButton:
-            if node[.disabled]?.bool != true, !willAnswer(.tap, on: node.id) {
+            if node[.disabled]?.bool != true, !willAnswer(.tap, on: node) {
                 reportUnanswered(.tap, on: node)
                 node[.disabled] = .bool(true)
                 changed = true
             }
         case .textField:
-            if !willAnswer(.commit, on: node.id) {
+            if !willAnswer(.commit, on: node) {
                 reportUnanswered(.commit, on: node)
                 node[.readOnly] = .bool(true)
                 changed = true

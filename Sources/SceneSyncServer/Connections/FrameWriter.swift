@@ -14,11 +14,13 @@ import Synchronization
 /// its connection asks for afterwards (the close frame, which ``WindowSocketHandler`` writes): both
 /// go through the event loop's queue, in turn.
 final class FrameWriter: Sendable {
-    /// One frame for one channel, and what to do once it is written or has failed.
+    /// One frame for one channel, and on a message's last frame the queue its bytes are counted in.
     private struct Write {
         let channel: any Channel
         let frame: WebSocketFrame
-        let done: @Sendable () -> Void
+        /// Releases `size` bytes once the frame is written, or could not be (the channel closed).
+        let queue: OutboundBudget.Queue?
+        let size: Int
     }
 
     /// The writes waiting for each event loop, by event loop.
@@ -30,21 +32,34 @@ final class FrameWriter: Sendable {
         self.maximumFrameSize = max(1, maximumFrameSize)
     }
 
-    /// Writes `bytes` as one text message to `channel`, and calls `done` once it has been written,
-    /// or could not be (the channel closed).
-    func writeText(_ bytes: ByteBuffer, to channel: any Channel, done: @escaping @Sendable () -> Void) {
-        let frames = Self.frames(of: bytes, maximumFrameSize: maximumFrameSize)
+    /// Writes `bytes` as one text message to `channel`, and releases them from `queue` once
+    /// written, or once they could not be (the channel closed).
+    ///
+    /// A message that fits one frame (every patch) costs one entry in its event loop's list here,
+    /// and nothing else on the caller's side.
+    func writeText(_ bytes: ByteBuffer, to channel: any Channel, releasingFrom queue: OutboundBudget.Queue) {
         let loop = channel.eventLoop
         let key = ObjectIdentifier(loop)
-        let nothing: @Sendable () -> Void = {}
-        var writes: [Write] = []
-        for (index, frame) in frames.enumerated() {
-            writes.append(Write(channel: channel, frame: frame, done: index == frames.count - 1 ? done : nothing))
-        }
-        let first: Bool = waiting.withLock { (pending: inout [ObjectIdentifier: [Write]]) -> Bool in
-            let wasEmpty = pending[key]?.isEmpty ?? true
-            pending[key, default: []].append(contentsOf: writes)
-            return wasEmpty
+        let size = bytes.readableBytes
+        let first: Bool
+        if size <= maximumFrameSize {
+            let write = Write(channel: channel, frame: WebSocketFrame(fin: true, opcode: .text, data: bytes), queue: queue, size: size)
+            first = waiting.withLock { (pending: inout [ObjectIdentifier: [Write]]) -> Bool in
+                let wasEmpty = pending[key]?.isEmpty ?? true
+                pending[key, default: []].append(write)
+                return wasEmpty
+            }
+        } else {
+            let frames = Self.frames(of: bytes, maximumFrameSize: maximumFrameSize)
+            let writes = frames.indices.map { index in
+                let last = index == frames.count - 1
+                return Write(channel: channel, frame: frames[index], queue: last ? queue : nil, size: last ? size : 0)
+            }
+            first = waiting.withLock { (pending: inout [ObjectIdentifier: [Write]]) -> Bool in
+                let wasEmpty = pending[key]?.isEmpty ?? true
+                pending[key, default: []].append(contentsOf: writes)
+                return wasEmpty
+            }
         }
         if first { loop.execute { self.writeWaiting(on: key) } }
     }
@@ -56,9 +71,14 @@ final class FrameWriter: Sendable {
         }
         var written: [ObjectIdentifier: any Channel] = [:]
         for write in writes {
-            let promise = write.channel.eventLoop.makePromise(of: Void.self)
-            promise.futureResult.whenComplete { _ in write.done() }
-            write.channel.write(write.frame, promise: promise)
+            if let queue = write.queue {
+                let promise = write.channel.eventLoop.makePromise(of: Void.self)
+                let size = write.size
+                promise.futureResult.whenComplete { _ in queue.release(size) }
+                write.channel.write(write.frame, promise: promise)
+            } else {
+                write.channel.write(write.frame, promise: nil)
+            }
             written[ObjectIdentifier(write.channel)] = write.channel
         }
         for channel in written.values { channel.flush() }

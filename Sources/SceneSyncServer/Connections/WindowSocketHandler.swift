@@ -102,10 +102,7 @@ final class WindowSocketHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let handler = NIOLoopBound(self, eventLoop: loop)
         let (queue, writer) = (opening.queue, opening.writer)
         let socket = WindowConnection.Socket(
-            write: { bytes in
-                let size = bytes.readableBytes
-                writer.writeText(bytes, to: channel) { queue.release(size) }
-            },
+            write: { bytes in writer.writeText(bytes, to: channel, releasingFrom: queue) },
             sendClose: { reason in
                 // Messages go straight to the channel (FrameWriter); the close frame goes after them.
                 guard let reason else { return }
