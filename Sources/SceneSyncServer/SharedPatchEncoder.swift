@@ -11,6 +11,11 @@ import SceneSyncUI
 /// interleaved; the last ``recentPatchCount`` are kept, so each of those is encoded once too.
 /// Comparing costs a fraction of encoding. The bytes are a `ByteBuffer` that every window's frame
 /// shares: a thousand windows sent one patch hold one copy of it, not a thousand.
+///
+/// Windows are sent their patches in the same order at every change, so which kept patch the
+/// next window matches follows a pattern: the same one again (windows alike), or the one beside
+/// the last match (people's windows in turn). That one is compared first, so a window usually
+/// costs one comparison however many different patches are kept.
 struct SharedPatchEncoder {
     /// Patches encoded to more text than this are not kept for the next window.
     static let sharedPatchLimit = 64 * 1024
@@ -21,11 +26,17 @@ struct SharedPatchEncoder {
     private var recent: [(message: ServerMessage, bytes: ByteBuffer)] = []
     /// How many patches were encoded rather than reused.
     private(set) var patchEncodings = 0
+    /// How many times a patch was compared with a kept one.
+    private(set) var comparisons = 0
+    /// Where in ``recent`` the last window's patch was found, and how far that was from the one
+    /// before: the next is looked for at the last place plus that step first.
+    private var lastMatch = 0
+    private var step = 0
 
     /// Encodes `message`, or reuses the bytes of a recent patch if this is the same patch.
     mutating func encode(_ message: ServerMessage) -> ByteBuffer {
         guard case .patch = message else { return WindowProtocol.encodeBuffer(message) }
-        if let kept = recent.first(where: { $0.message == message }) { return kept.bytes }
+        if let index = keptIndex(of: message) { return recent[index].bytes }
         patchEncodings += 1
         let bytes = WindowProtocol.encodeBuffer(message)
         guard bytes.readableBytes <= Self.sharedPatchLimit else { return bytes }
@@ -35,6 +46,27 @@ struct SharedPatchEncoder {
         }
         recent.insert((message, bytes), at: 0)
         if recent.count > Self.recentPatchCount { recent.removeLast() }
+        (lastMatch, step) = (0, 0)
         return bytes
+    }
+
+    /// Where `message` is among the kept patches: the place the pattern of the last matches
+    /// predicts is compared first, then the others, newest first.
+    private mutating func keptIndex(of message: ServerMessage) -> Int? {
+        let count = recent.count
+        guard count > 0 else { return nil }
+        let predicted = ((lastMatch + step) % count + count) % count
+        comparisons += 1
+        if recent[predicted].message == message { return matched(at: predicted) }
+        for index in recent.indices where index != predicted {
+            comparisons += 1
+            if recent[index].message == message { return matched(at: index) }
+        }
+        return nil
+    }
+
+    private mutating func matched(at index: Int) -> Int {
+        (lastMatch, step) = (index, index - lastMatch)
+        return index
     }
 }

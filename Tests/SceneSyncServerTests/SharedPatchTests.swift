@@ -42,6 +42,37 @@ import Testing
         #expect(encoder.encode(next) == WindowProtocol.encodeBuffer(next))
     }
 
+    @Test(arguments: [false, true])
+    func peoplesWindowsInTurnCostOneComparisonEachOnceEveryPatchIsKept(reversed: Bool) {
+        // Ten people's windows, in turn, at every change, as a node's screens are handed it.
+        let people = (0..<10).map { person in
+            ServerMessage.patch(ops: [.set(id: "row", props: ["subtitle": .string("Person \(person): Hi")])], seq: ["chat": 5])
+        }
+        let order = reversed ? Array(people.reversed()) : people
+        var encoder = SharedPatchEncoder()
+        for patch in order { _ = encoder.encode(patch) }
+        #expect(encoder.patchEncodings == 10)
+        // Once the pattern is seen, each window's patch is the first one compared.
+        for patch in order + order { #expect(encoder.encode(patch) == WindowProtocol.encodeBuffer(patch)) }
+        let before = encoder.comparisons
+        for _ in 0..<5 {
+            for patch in order { _ = encoder.encode(patch) }
+        }
+        #expect(encoder.comparisons - before == 50)
+        #expect(encoder.patchEncodings == 10)
+    }
+
+    @Test func windowsAlikeCostOneComparisonEach() {
+        let patch = ServerMessage.patch(ops: [.set(id: "items", props: ["footer": "2 items"])], seq: ["lootlogger": 5])
+        let other = ServerMessage.patch(ops: [.set(id: "items", props: ["footer": "1 item"])], seq: ["lootlogger": 5])
+        var encoder = SharedPatchEncoder()
+        _ = encoder.encode(other)
+        _ = encoder.encode(patch)
+        let before = encoder.comparisons
+        for _ in 0..<100 { #expect(encoder.encode(patch) == WindowProtocol.encodeBuffer(patch)) }
+        #expect(encoder.comparisons - before == 100)
+    }
+
     @Test func aChangeShownInManyWindowsIsEncodedOnce() async throws {
         let server = try await TestServer.start()
         var windows: [WindowClient] = []
