@@ -504,8 +504,22 @@ public final class SceneWindow: SceneUserInterface {
     }
 
     func noteSequence(_ sequence: UInt64, for app: String) {
-        raise(&sequences[app, default: 0], to: sequence)
+        guard sequences[app] ?? 0 < sequence else { return }
+        // The last message sent holds these numbers too, so writing a new one would copy them,
+        // in every window at every change. The node's windows go through the same numbers in
+        // turn: the first to reach them makes the dictionary, and the others share it.
+        if let shared = Self.lastNoted, shared[app] == sequence,
+           shared.count == sequences.count + (sequences[app] == nil ? 1 : 0),
+           sequences.allSatisfy({ $0.key == app || shared[$0.key] == $0.value }) {
+            sequences = shared
+        } else {
+            sequences[app] = sequence
+            Self.lastNoted = sequences
+        }
     }
+
+    /// The sequence numbers a window last moved to, for the next window that moves to the same.
+    private static var lastNoted: [String: UInt64]?
 
     func navigationDidChange(_ changed: NavigationController, transition: ViewNode.Transition?) {
         scene?.restorationActivityDidChange()
