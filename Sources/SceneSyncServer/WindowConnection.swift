@@ -154,7 +154,6 @@ final class WindowConnection: WindowOutlet {
         guard phase != .closed, !isFlushed else { return }
         let bytes = runtime.encoder.encode(message)
         guard socket.queue.reserve(bytes.readableBytes) else { return overflow() }
-        HeapTrim.shared.note(messageOf: bytes.readableBytes)
         socket.write(bytes)
     }
 

@@ -35,7 +35,7 @@ final class FrameWriter: Sendable {
     /// Writes `bytes` as one text message to `channel`, and releases them from `queue` once
     /// written, or once they could not be (the channel closed).
     ///
-    /// A message that fits one frame (every patch) costs one entry in its event loop's list here,
+    /// A message that fits one frame (nearly every patch) costs one entry in its event loop's list here,
     /// and nothing else on the caller's side.
     func writeText(_ bytes: ByteBuffer, to channel: any Channel, releasingFrom queue: OutboundBudget.Queue) {
         let loop = channel.eventLoop
@@ -74,7 +74,11 @@ final class FrameWriter: Sendable {
             if let queue = write.queue {
                 let promise = write.channel.eventLoop.makePromise(of: Void.self)
                 let size = write.size
-                promise.futureResult.whenComplete { _ in queue.release(size) }
+                promise.futureResult.whenComplete { _ in
+                    queue.release(size)
+                    // A large message's bytes are free now, but glibc keeps them (HeapTrim).
+                    HeapTrim.shared.note(messageOf: size)
+                }
                 write.channel.write(write.frame, promise: promise)
             } else {
                 write.channel.write(write.frame, promise: nil)
