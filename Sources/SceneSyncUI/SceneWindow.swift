@@ -504,7 +504,8 @@ public final class SceneWindow: SceneUserInterface {
     }
 
     func noteSequence(_ sequence: UInt64, for app: String) {
-        guard sequences[app] ?? 0 < sequence else { return }
+        // A number not seen yet is noted even at 0 (a model with no events yet), as before.
+        if let current = sequences[app], current >= sequence { return }
         // The last message sent holds these numbers too, so writing a new one would copy them,
         // in every window at every change. The node's windows go through the same numbers in
         // turn: the first to reach them makes the dictionary, and the others share it.

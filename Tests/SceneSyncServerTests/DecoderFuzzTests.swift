@@ -1,6 +1,7 @@
 import Foundation
 @testable import SceneSyncServer
 import Testing
+import SceneSyncTestSupport
 
 /// Seeded random mutations of the corpus in `Tests/Reliability/corpus` (the one the reliability
 /// runner sends over real sockets) through the window message decoder. A run is reproducible from

@@ -3,6 +3,7 @@ import SceneSync
 @testable import SceneSyncUI
 @testable import SceneSyncServer
 import Testing
+import SceneSyncTestSupport
 
 /// `WindowProtocol.encode` writes JSON by hand; `JSONEncoder` with sorted keys, through the
 /// messages' `Encodable` conformances, is the reference it must match.

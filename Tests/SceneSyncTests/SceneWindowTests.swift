@@ -43,7 +43,8 @@ struct SceneWindowTests {
         }
         let before = windows.map(\.sequences)
         var expected = windows.map { _ in [String: UInt64]() }
-        var random = SystemRandomNumberGenerator()
+        let seed = UInt64.random(in: 1...UInt64.max)
+        var random = SplitMix64(seed: seed)
         for _ in 0..<500 {
             let index = Int.random(in: 0..<windows.count, using: &random)
             let app = ["x", "y", "z"].randomElement(using: &random)!
@@ -51,7 +52,7 @@ struct SceneWindowTests {
             windows[index].noteSequence(sequence, for: app)
             expected[index][app] = max(expected[index][app] ?? 0, sequence)
             for (window, (own, told)) in zip(windows, zip(before, expected)) {
-                #expect(window.sequences == own.merging(told) { $1 })
+                #expect(window.sequences == own.merging(told) { $1 }, "seed \(seed)")
             }
         }
     }
