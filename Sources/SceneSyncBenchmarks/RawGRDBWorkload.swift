@@ -8,7 +8,10 @@ import SceneSyncSQLite
 /// one record upserted), written straight through GRDB with no model controller in between.
 ///
 /// The whole loop runs inside one access to GRDB's writer, so it measures SQLite and the disk
-/// without any task hops, encoding or bookkeeping per intent.
+/// without any task hops, encoding or bookkeeping per intent. The rows are encoded before timing
+/// starts, each update's its own, as SceneSync's are: every update sets a value the item never had.
+/// (SQLite leaves a page alone when a row is overwritten with the same bytes, so rows that repeated
+/// one value would skip the record table's writes that SceneSync pays for.)
 struct RawGRDBWorkload: Sendable {
     let durability: SQLiteStorage.Durability
     let intents: Int
@@ -21,15 +24,15 @@ struct RawGRDBWorkload: Sendable {
 
     func run(in directory: ScratchDirectory) async throws -> BenchmarkResult {
         let pool = try openPool(path: directory.databasePath)
-        let (payload, value) = try Self.encodedRows()
-        let keys = (0..<items).map { _ in UUID().uuidString }
-        try await createSchema(pool, keys: keys, value: value)
+        let keys = (0..<items).map { _ in UUID() }
+        let rows = try Self.encodedRows(keys: keys, intents: intents)
+        try await createSchema(pool, keys: keys.map(\.uuidString), value: rows[0].value)
 
         let origin = SceneSession.ID().rawValue
         let clock = ContinuousClock()
         let cpuBefore = ProcessCPU.used()
         let start = clock.now
-        let commits = try await pool.writeWithoutTransaction { [intents, intentsPerTransaction] db in
+        let commits = try await pool.writeWithoutTransaction { [intents, intentsPerTransaction, rows] db in
             let insertEvent = try db.cachedStatement(sql: """
                 INSERT INTO event (app, sequence, origin, timestamp, payload) VALUES (?, ?, ?, ?, ?)
                 """)
@@ -43,10 +46,11 @@ struct RawGRDBWorkload: Sendable {
                 let end = min(next + intentsPerTransaction, intents)
                 try db.inTransaction {
                     for intent in next..<end {
+                        let row = rows[intent]
                         try insertEvent.execute(arguments: [
-                            Self.app, Int64(intent + 1), origin, Date().timeIntervalSinceReferenceDate, payload,
+                            Self.app, Int64(intent + 1), origin, Date().timeIntervalSinceReferenceDate, row.payload,
                         ])
-                        try saveRecord.execute(arguments: [Self.app, Self.collection, keys[intent % keys.count], value])
+                        try saveRecord.execute(arguments: [Self.app, Self.collection, row.key, row.value])
                     }
                     return .commit
                 }
@@ -68,15 +72,23 @@ struct RawGRDBWorkload: Sendable {
             latency: nil)
     }
 
-    /// A pool configured as `SQLiteStorage(path:durability:)` configures its own.
+    /// A pool configured as `SQLiteStorage(path:durability:)` configures its own. The setting goes
+    /// on the writer once the pool is open: the pool turns WAL on with `synchronous=NORMAL` after
+    /// `prepareDatabase` has run, so a setting made there would not hold.
     private func openPool(path: String) throws -> DatabasePool {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
-        let pragma = durability.synchronousPragma
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = \(pragma)")
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        let setting = try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = \(durability.synchronousPragma)")
+            return try String.fetchOne(db, sql: "PRAGMA synchronous") ?? "?"
         }
-        return try DatabasePool(path: path, configuration: configuration)
+        // 2 is FULL, 1 NORMAL: a baseline that does not sync as it says would be no baseline.
+        let expected = durability == .full ? "2" : "1"
+        guard setting == expected else {
+            throw BenchmarkError.synchronousNotSet(expected: durability.synchronousPragma, got: setting)
+        }
+        return pool
     }
 
     /// The event log and record tables shaped as SceneSync's, with every record already present
@@ -108,13 +120,18 @@ struct RawGRDBWorkload: Sendable {
         }
     }
 
-    /// An `itemUpdated` event and the item it carries, each encoded once, so the rows are the
-    /// size SceneSync writes while the loop spends nothing on encoding.
-    private static func encodedRows() throws -> (payload: Data, value: Data) {
-        let item = Item(name: "Item 42", serialNumber: "SN42", valueInDollars: 1_042)
+    /// Every update's `itemUpdated` event and the item it saves, encoded before timing starts so
+    /// that the loop spends nothing on encoding. Update `n` sets item `n % items` to a value it
+    /// never had, as SceneSync's writers do.
+    static func encodedRows(keys: [UUID], intents: Int) throws -> [(key: String, payload: Data, value: Data)] {
         let encoder = JSONEncoder()
-        let payload = try encoder.encode(ItemEvent.itemUpdated(item, changed: [.valueInDollars]))
-        let value = try encoder.encode(item)
-        return (payload, value)
+        let created = Date()
+        return try (0..<intents).map { intent in
+            let key = keys[intent % keys.count]
+            let item = Item(key: key, name: "Item \(intent % keys.count)", serialNumber: "SN\(intent % keys.count)",
+                            valueInDollars: 1_000 + intent, dateCreated: created)
+            let payload = try encoder.encode(ItemEvent.itemUpdated(item, changed: [.valueInDollars]))
+            return (key.uuidString, payload, try encoder.encode(item))
+        }
     }
 }

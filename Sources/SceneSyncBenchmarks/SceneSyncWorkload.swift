@@ -91,11 +91,14 @@ struct SceneSyncWorkload: Sendable {
 /// Why a benchmark run could not report a figure.
 enum BenchmarkError: Error, CustomStringConvertible {
     case miscounted(expected: Int, committed: Int, acknowledged: Int)
+    case synchronousNotSet(expected: String, got: String)
 
     var description: String {
         switch self {
         case let .miscounted(expected, committed, acknowledged):
             "Expected \(expected) updates, but \(committed) events were committed and \(acknowledged) intents acknowledged."
+        case let .synchronousNotSet(expected, got):
+            "The raw baseline's database has synchronous=\(got), not \(expected)."
         }
     }
 }
