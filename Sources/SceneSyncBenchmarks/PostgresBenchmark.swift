@@ -255,7 +255,9 @@ struct PostgresIntentWorkload: Sendable {
 
 /// The floor: the rows an update intent writes (one event appended, one record upserted), sent
 /// straight through postgres-nio on one connection, `perTransaction` intents per transaction in
-/// one statement each, as SceneSync's commit sends them.
+/// one prepared statement, which is a transaction of its own, as SceneSync's commit sends them.
+/// The records exist beforehand, and every update's event and item are its own (item `n % items`
+/// set to `1,000 + n`, as SceneSync's writers do), encoded before timing starts.
 struct RawPostgresWorkload: Sendable {
     let url: PostgresURL
     let intents: Int
@@ -263,11 +265,28 @@ struct RawPostgresWorkload: Sendable {
     let perTransaction: Int
     let logger: Logger
 
+    /// Appends a batch's events and upserts its records in one statement.
+    struct Append: PostgresPreparedStatement {
+        static let name = "raw_append"
+        static let sql = """
+            WITH appended AS (
+                INSERT INTO raw_event (app, sequence, origin, timestamp, payload)
+                SELECT 'lootlogger', e.s, e.o, e.t, e.p FROM unnest($1::bigint[], $2::text[], $3::float8[], $4::bytea[]) AS e (s, o, t, p)
+            )
+            INSERT INTO raw_record (app, collection, key, value)
+            SELECT 'lootlogger', 'items', r.k, r.v FROM unnest($5::text[], $6::bytea[]) AS r (k, v)
+            ON CONFLICT (app, collection, key) DO UPDATE SET value = excluded.value
+            """
+        typealias Row = ()
+        let binds: PostgresBindings
+
+        func makeBindings() -> PostgresBindings { binds }
+        func decodeRow(_ row: PostgresRow) {}
+    }
+
     func run() async throws -> Duration {
-        let item = Item(name: "Item 42", serialNumber: "SN42", valueInDollars: 1_042)
-        let payload = try JSONEncoder().encode(ItemEvent.itemUpdated(item, changed: [.valueInDollars]))
-        let value = try JSONEncoder().encode(item)
-        let keys = (0..<items).map { _ in UUID().uuidString }
+        let keys = (0..<items).map { _ in UUID() }
+        let rows = try RawGRDBWorkload.encodedRows(keys: keys, intents: intents)
         let origin = SceneSession.ID().rawValue
         let connection = try await PostgresConnection.connect(configuration: try url.connectionConfiguration(), id: 1, logger: logger)
         defer { Task { try? await connection.close() } }
@@ -277,6 +296,13 @@ struct RawPostgresWorkload: Sendable {
         try await connection.query("""
             CREATE TABLE raw_record (app text, collection text, key text, value bytea, PRIMARY KEY (app, collection, key))
             """, logger: logger)
+        var seed = PostgresBindings()
+        seed.append(keys.map(\.uuidString))
+        seed.append(Array(repeating: ByteBuffer(bytes: rows[0].value), count: keys.count))
+        try await connection.query(PostgresQuery(unsafeSQL: """
+            INSERT INTO raw_record (app, collection, key, value)
+            SELECT 'lootlogger', 'items', r.k, r.v FROM unnest($1::text[], $2::bytea[]) AS r (k, v)
+            """, binds: seed), logger: logger)
         let clock = ContinuousClock()
         let start = clock.now
         var next = 0
@@ -286,22 +312,14 @@ struct RawPostgresWorkload: Sendable {
             binds.append((next..<end).map { Int64($0 + 1) })
             binds.append(Array(repeating: origin, count: end - next))
             binds.append((next..<end).map { _ in Date().timeIntervalSinceReferenceDate })
-            binds.append(Array(repeating: ByteBuffer(bytes: payload), count: end - next))
-            let batchKeys = Array(Set((next..<end).map { keys[$0 % keys.count] }))
-            binds.append(batchKeys)
-            binds.append(Array(repeating: ByteBuffer(bytes: value), count: batchKeys.count))
-            let query = PostgresQuery(unsafeSQL: """
-                WITH appended AS (
-                    INSERT INTO raw_event (app, sequence, origin, timestamp, payload)
-                    SELECT 'lootlogger', e.s, e.o, e.t, e.p FROM unnest($1::bigint[], $2::text[], $3::float8[], $4::bytea[]) AS e (s, o, t, p)
-                )
-                INSERT INTO raw_record (app, collection, key, value)
-                SELECT 'lootlogger', 'items', r.k, r.v FROM unnest($5::text[], $6::bytea[]) AS r (k, v)
-                ON CONFLICT (app, collection, key) DO UPDATE SET value = excluded.value
-                """, binds: binds)
-            try await connection.withTransaction(logger: logger) { connection in
-                _ = try await connection.query(query, logger: logger)
-            }
+            binds.append((next..<end).map { ByteBuffer(bytes: rows[$0].payload) })
+            // A key's last update in the batch wins, as SceneSync sends only a key's last change.
+            var lastUpdate: [String: Int] = [:]
+            for intent in next..<end { lastUpdate[rows[intent].key] = intent }
+            let updates = lastUpdate.values.sorted()
+            binds.append(updates.map { rows[$0].key })
+            binds.append(updates.map { ByteBuffer(bytes: rows[$0].value) })
+            for try await _ in try await connection.execute(Append(binds: binds), logger: logger) {}
             next = end
         }
         return start.duration(to: clock.now)
