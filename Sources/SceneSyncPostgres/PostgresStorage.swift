@@ -58,8 +58,8 @@ public final class PostgresStorage: SceneSyncStorage {
         SELECT collection, key, value, NULL::bigint, NULL::bigint FROM scenesync_record WHERE app = $1
         """
 
-    /// Commits the batch in one transaction of one statement (one round trip besides `BEGIN` and
-    /// `COMMIT`): see `commitSQL`.
+    /// Commits the batch in one prepared statement, which is a transaction of its own: one round
+    /// trip to the server (see `commitSQL`).
     public func commit(_ batch: CommitBatch) async throws {
         guard let firstEvent = batch.events.first, let lastEvent = batch.events.last else { return }
         let app = batch.app
@@ -76,36 +76,41 @@ public final class PostgresStorage: SceneSyncStorage {
         guard let last = Int64(exactly: lastEvent.sequence) else { throw PostgresStorageError.sequenceOutOfRange(lastEvent.sequence) }
         let previous = Int64(firstEvent.sequence) - 1
         let trim = batch.trimThrough.map { Int64(clamping: $0) } ?? 0
-        let binds = Self.commitBinds(batch, previous: previous, last: last, trim: trim)
-        let query = PostgresQuery(unsafeSQL: Self.commitSQL, binds: binds)
+        let statement = CommitStatement(binds: Self.commitBinds(batch, previous: previous, last: last, trim: trim))
 
         try await database.perform("commit to the \(app) log") { [self] connection in
+            // One statement is a transaction of its own: no BEGIN and COMMIT to wait for. It is
+            // prepared once per connection, so the server plans it once, not at every commit.
+            var taken = false
             do {
-                try await connection.withTransaction(logger: logger) { connection in
-                    var taken = false
-                    for try await _ in try await connection.query(query, logger: logger) { taken = true }
-                    if !taken {
-                        // Another writer got there first (its commit finished before this
-                        // statement's update, which waited for its lock), or the batch is stale,
-                        // or another attempt committed one of its actions.
-                        let head = try await Self.head(app: app, on: connection, logger: logger)
-                        if head + 1 == firstEvent.sequence {
-                            let elsewhere = try await Self.committedElsewhere(batch.actions, on: connection, logger: logger)
-                            if !elsewhere.isEmpty { throw StorageError.actionsCommitted(app: app, actions: elsewhere) }
-                        }
-                        throw StorageError.sequenceConflict(app: app, expected: head + 1, got: firstEvent.sequence)
-                    }
-                }
-            } catch let error as PostgresTransactionError {
-                if let conflict = error.closureError as? StorageError { throw conflict }
-                if PostgresStorageError.sqlState(of: error) == "23505" {
-                    // An event with one of these numbers is logged already.
-                    let head = try await Self.head(app: app, on: connection, logger: logger)
-                    throw StorageError.sequenceConflict(app: app, expected: head + 1, got: firstEvent.sequence)
-                }
-                throw error
+                for try await _ in try await connection.execute(statement, logger: logger) { taken = true }
+            } catch where PostgresStorageError.sqlState(of: error) == "23505" {
+                // An event with one of these numbers is logged already.
+                let head = try await Self.head(app: app, on: connection, logger: logger)
+                throw StorageError.sequenceConflict(app: app, expected: head + 1, got: firstEvent.sequence)
             }
+            guard !taken else { return }
+            // Another writer got there first, or the batch is stale, or another attempt committed
+            // one of its actions. Nothing of the batch was written. The log's head is read after
+            // the statement: if it moved meanwhile, the controller follows it and tries again.
+            let head = try await Self.head(app: app, on: connection, logger: logger)
+            if head + 1 == firstEvent.sequence {
+                let elsewhere = try await Self.committedElsewhere(batch.actions, on: connection, logger: logger)
+                if !elsewhere.isEmpty { throw StorageError.actionsCommitted(app: app, actions: elsewhere) }
+            }
+            throw StorageError.sequenceConflict(app: app, expected: head + 1, got: firstEvent.sequence)
         }
+    }
+
+    /// ``commitSQL`` as a statement the connection prepares once.
+    struct CommitStatement: PostgresPreparedStatement {
+        static let name = "scenesync_commit_v1"
+        static var sql: String { PostgresStorage.commitSQL }
+        typealias Row = Void
+        let binds: PostgresBindings
+
+        func makeBindings() -> PostgresBindings { binds }
+        func decodeRow(_ row: PostgresRow) {}
     }
 
     /// Those of `actions` that another attempt committed, when either attempt was sent again.
