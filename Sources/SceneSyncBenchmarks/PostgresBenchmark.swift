@@ -255,7 +255,8 @@ struct PostgresIntentWorkload: Sendable {
 
 /// The floor: the rows an update intent writes (one event appended, one record upserted), sent
 /// straight through postgres-nio on one connection, `perTransaction` intents per transaction in
-/// one prepared statement, which is a transaction of its own, as SceneSync's commit sends them.
+/// one prepared statement, which is a transaction of its own (SceneSync's commit is one prepared
+/// statement too, between `BEGIN` and `COMMIT`).
 /// The records exist beforehand, and every update's event and item are its own (item `n % items`
 /// set to `1,000 + n`, as SceneSync's writers do), encoded before timing starts.
 struct RawPostgresWorkload: Sendable {

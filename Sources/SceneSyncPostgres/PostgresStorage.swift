@@ -58,8 +58,8 @@ public final class PostgresStorage: SceneSyncStorage {
         SELECT collection, key, value, NULL::bigint, NULL::bigint FROM scenesync_record WHERE app = $1
         """
 
-    /// Commits the batch in one prepared statement, which is a transaction of its own: one round
-    /// trip to the server (see `commitSQL`).
+    /// Commits the batch in one transaction of one prepared statement (see `commitSQL`), which the
+    /// server parses and plans once per connection, not at every commit.
     public func commit(_ batch: CommitBatch) async throws {
         guard let firstEvent = batch.events.first, let lastEvent = batch.events.last else { return }
         let app = batch.app
@@ -79,26 +79,35 @@ public final class PostgresStorage: SceneSyncStorage {
         let statement = CommitStatement(binds: Self.commitBinds(batch, previous: previous, last: last, trim: trim))
 
         try await database.perform("commit to the \(app) log") { [self] connection in
-            // One statement is a transaction of its own: no BEGIN and COMMIT to wait for. It is
-            // prepared once per connection, so the server plans it once, not at every commit.
-            var taken = false
             do {
-                for try await _ in try await connection.execute(statement, logger: logger) { taken = true }
-            } catch where PostgresStorageError.sqlState(of: error) == "23505" {
-                // An event with one of these numbers is logged already.
-                let head = try await Self.head(app: app, on: connection, logger: logger)
-                throw StorageError.sequenceConflict(app: app, expected: head + 1, got: firstEvent.sequence)
+                try await connection.withTransaction(logger: logger) { connection in
+                    // Prepared once per connection: the server plans it once, not at every commit.
+                    var taken = false
+                    for try await _ in try await connection.execute(statement, logger: logger) { taken = true }
+                    if !taken {
+                        // Another writer got there first (its commit finished before this
+                        // statement's update, which waited for its lock), or the batch is stale,
+                        // or another attempt committed one of its actions.
+                        let head = try await Self.head(app: app, on: connection, logger: logger)
+                        if head + 1 == firstEvent.sequence {
+                            let elsewhere = try await Self.committedElsewhere(batch.actions, on: connection, logger: logger)
+                            if !elsewhere.isEmpty { throw StorageError.actionsCommitted(app: app, actions: elsewhere) }
+                        }
+                        throw StorageError.sequenceConflict(app: app, expected: head + 1, got: firstEvent.sequence)
+                    }
+                }
+            } catch let error as PostgresTransactionError {
+                if let conflict = error.closureError as? StorageError { throw conflict }
+                if PostgresStorageError.sqlState(of: error) == "23505" {
+                    // An event with one of these numbers is logged already.
+                    let head = try await Self.head(app: app, on: connection, logger: logger)
+                    throw StorageError.sequenceConflict(app: app, expected: head + 1, got: firstEvent.sequence)
+                }
+                // A statement that failed to prepare fails at once on this connection from then
+                // on (postgres-nio keeps the error): let the pool open another.
+                try? await connection.close()
+                throw error
             }
-            guard !taken else { return }
-            // Another writer got there first, or the batch is stale, or another attempt committed
-            // one of its actions. Nothing of the batch was written. The log's head is read after
-            // the statement: if it moved meanwhile, the controller follows it and tries again.
-            let head = try await Self.head(app: app, on: connection, logger: logger)
-            if head + 1 == firstEvent.sequence {
-                let elsewhere = try await Self.committedElsewhere(batch.actions, on: connection, logger: logger)
-                if !elsewhere.isEmpty { throw StorageError.actionsCommitted(app: app, actions: elsewhere) }
-            }
-            throw StorageError.sequenceConflict(app: app, expected: head + 1, got: firstEvent.sequence)
         }
     }
 

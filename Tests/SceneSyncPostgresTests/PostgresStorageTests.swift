@@ -157,6 +157,30 @@ struct PostgresStorageTests {
         }
     }
 
+    @Test func aCommitThatCouldNotBePreparedDoesNotSpoilItsConnection() async throws {
+        try await PostgresTestServer.withFreshDatabase { url in
+            try await PostgresTestServer.withDatabase(url) { database in
+                let storage = database.storage(scope: "s", node: "a")
+                // The commit statement names the event table: without it, the first commit's
+                // statement cannot be prepared.
+                try await PostgresTestServer.withConnection(url) { connection in
+                    try await connection.query("ALTER TABLE scenesync_event RENAME TO scenesync_event_away", logger: PostgresTestServer.logger)
+                }
+                await #expect(throws: (any Error).self) {
+                    try await storage.commit(Fixture.batch("log", 1...1))
+                }
+                try await PostgresTestServer.withConnection(url) { connection in
+                    try await connection.query("ALTER TABLE scenesync_event_away RENAME TO scenesync_event", logger: PostgresTestServer.logger)
+                }
+                // Every connection the pool lends commits again.
+                for sequence in UInt64(1)...8 {
+                    try await storage.commit(Fixture.batch("log", sequence...sequence))
+                }
+                #expect(try await storage.loadModel(app: "log").lastSequence == 8)
+            }
+        }
+    }
+
     @Test func trimsTheLog() async throws {
         try await PostgresTestServer.withFreshDatabase { url in
             try await PostgresTestServer.withDatabase(url) { database in
