@@ -97,21 +97,32 @@ public final class PostgresStorage: SceneSyncStorage {
                     }
                 }
             } catch let error as PostgresTransactionError {
-                if let conflict = error.closureError as? StorageError { throw conflict }
-                if PostgresStorageError.sqlState(of: error) == "23505" {
+                // A connection whose rollback failed may still be in the transaction: the pool
+                // must not lend it again.
+                let rolledBack = error.rollbackError == nil
+                if let conflict = error.closureError as? StorageError {
+                    if !rolledBack { try? await connection.close() }
+                    throw conflict
+                }
+                let sqlState = PostgresStorageError.sqlState(of: error)
+                if rolledBack, sqlState == "23505" {
                     // An event with one of these numbers is logged already.
                     let head = try await Self.head(app: app, on: connection, logger: logger)
                     throw StorageError.sequenceConflict(app: app, expected: head + 1, got: firstEvent.sequence)
                 }
                 // A statement that failed to prepare fails at once on this connection from then
-                // on (postgres-nio keeps the error): let the pool open another.
-                try? await connection.close()
+                // on (postgres-nio keeps the error): let the pool open another. A transaction
+                // refused for a deadlock or a serialization failure (class 40) leaves the
+                // connection as it was.
+                if !rolledBack || sqlState?.hasPrefix("40") != true { try? await connection.close() }
                 throw error
             }
         }
     }
 
-    /// ``commitSQL`` as a statement the connection prepares once.
+    /// ``commitSQL`` as a statement the connection prepares once. postgres-nio knows a prepared
+    /// statement by its name alone: a change to the SQL takes a new name, and the SQL must stay
+    /// the same for every storage that shares a pool.
     struct CommitStatement: PostgresPreparedStatement {
         static let name = "scenesync_commit_v1"
         static var sql: String { PostgresStorage.commitSQL }
