@@ -1,4 +1,5 @@
 import Dispatch
+import SceneSync
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -75,8 +76,7 @@ final class HeapTrim: Sendable {
     }
 
     private func trim(after delay: Duration) {
-        let nanoseconds = Int(delay.components.seconds) * 1_000_000_000 + Int(delay.components.attoseconds / 1_000_000_000)
-        Self.queue.asyncAfter(deadline: .now() + .nanoseconds(max(0, nanoseconds))) { [self] in
+        Self.queue.asyncAfter(deadline: .now() + max(0, delay.timeInterval)) { [self] in
             let wait: Duration? = state.withLock { state in
                 let now = ContinuousClock.now
                 let overdue = state.first.duration(to: now) >= maximumDelay
