@@ -25,8 +25,10 @@ open class ScreenController {
     public private(set) var barButtons: [ViewNode] = []
     var isLoaded = false
     /// The last sequence number the screen applied, per app, for the window to note when the
-    /// screen joins it after loading.
-    var appliedSequences: [String: UInt64] = [:]
+    /// screen joins it after loading: one mark per app, which the screen's followers of that
+    /// app raise without looking it up.
+    private var appliedMarks: [String: AppliedSequence] = [:]
+    var appliedSequences: [String: UInt64] { appliedMarks.mapValues(\.sequence) }
     /// The handlers of the nodes the window was last sent, by node id.
     private var actionTable: [String: NodeActions] = [:]
     /// The ids of the pane bars with a back button in what the window was last sent.
@@ -168,10 +170,12 @@ open class ScreenController {
         _ feed: ModelFeed<State>, after snapshot: UInt64, _ handler: @escaping @MainActor (EventEnvelope<State.Event>) -> Void
     ) {
         let app = feed.controller.app
-        noteApplied(snapshot, for: app)
+        let mark = appliedMarks[app] ?? AppliedSequence()
+        appliedMarks[app] = mark
+        noteApplied(snapshot, for: app, in: mark)
         let follower = feed.add(after: snapshot, handler: { [weak self] envelope in
             guard let self else { return }
-            self.noteApplied(envelope.sequence, for: app)
+            self.noteApplied(envelope.sequence, for: app, in: mark)
             handler(envelope)
         }, fellBehind: { [weak self] in
             self?.reloadAfterFallingBehind()
@@ -269,8 +273,8 @@ open class ScreenController {
         }
     }
 
-    private func noteApplied(_ sequence: UInt64, for app: String) {
-        raise(&appliedSequences[app, default: 0], to: sequence)
+    private func noteApplied(_ sequence: UInt64, for app: String, in mark: AppliedSequence) {
+        mark.raise(to: sequence)
         window?.noteSequence(sequence, for: app)
     }
 
@@ -449,8 +453,12 @@ public enum ScreenError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// Raises `value` to `sequence` if it is lower, in place: one dictionary lookup when `value` is
-/// an entry (`raise(&sequences[app, default: 0], to: sequence)`).
-func raise(_ value: inout UInt64, to sequence: UInt64) {
-    if sequence > value { value = sequence }
+/// The last sequence number a screen applied from one app.
+@MainActor
+final class AppliedSequence {
+    private(set) var sequence: UInt64 = 0
+
+    func raise(to sequence: UInt64) {
+        if sequence > self.sequence { self.sequence = sequence }
+    }
 }
