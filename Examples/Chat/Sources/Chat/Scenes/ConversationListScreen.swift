@@ -225,20 +225,21 @@ public class ConversationListScreen: ScreenController {
             order.insert(conversation.id, at: 0)
             if let row = row(for: conversation.id) { patches.append(.insert(parent: NodeID.section, index: 0, node: row)) }
         case let .messageSent(conversation, message):
-            guard var entry = entries[conversation] else { break }
-            entry.last = message
-            entry.lastSender = senderName(message.sender)
-            entry.count = message.number
-            if message.sender == person.id { entry.read = message.number }
-            entries[conversation] = entry
+            // Changed where it is kept: the entry is not copied out and back, in every window.
+            guard let index = entries.index(forKey: conversation) else { break }
+            let rowID = entries.values[index].rowID
+            entries.values[index].last = message
+            entries.values[index].lastSender = senderName(message.sender)
+            entries.values[index].count = message.number
+            if message.sender == person.id { entries.values[index].read = message.number }
             // Every window of the person shows the row alike, but for its badge beside the
             // conversation it has open.
             let props = once(showsBadge(for: conversation) ? rowKeys.badge : rowKeys.noBadge) { rowProps(conversation) }
-            patches.append(.set(entry.rowID, props))
-            if let index = order.firstIndex(of: conversation), index != 0 {
-                order.remove(at: index)
+            patches.append(.set(rowID, props))
+            if let position = order.firstIndex(of: conversation), position != 0 {
+                order.remove(at: position)
                 order.insert(conversation, at: 0)
-                patches.append(.move(id: entry.rowID, index: 0))
+                patches.append(.move(id: rowID, index: 0))
             }
         case let .conversationsRead(marks):
             for mark in marks where mark.person == person.id {
