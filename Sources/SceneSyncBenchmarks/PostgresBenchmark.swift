@@ -70,14 +70,14 @@ struct PostgresBenchmark: AsyncParsableCommand {
 
         print("PostgreSQL durable intents: LootLogger updates, each acknowledged after its commit (synchronous_commit on)")
         print("load average at start: \(ProcessCPU.loadAverage().map { String(describing: $0) } ?? "unknown")")
-        var rows: [(String, Int, Duration, Duration?, Duration?)] = []
+        var rows: [(String, Int, Duration, Duration?, Duration?, CPUReading)] = []
         for perTransaction in [1, batchSize] {
             let count = perTransaction == 1 ? serialUpdates : updates
             progress("raw postgres-nio, \(perTransaction) per transaction, \(count) intents")
-            let elapsed = try await server.withFreshDatabase { url in
+            let (elapsed, cpu) = try await server.withFreshDatabase { url in
                 try await RawPostgresWorkload(url: url, intents: count, items: items, perTransaction: perTransaction, logger: logger).run()
             }
-            rows.append(("raw, \(perTransaction) per transaction", count, elapsed, nil, nil))
+            rows.append(("raw, \(perTransaction) per transaction", count, elapsed, nil, nil, cpu))
         }
         for nodeCount in nodes.counts {
             for writerCount in writers.counts where writerCount >= nodeCount {
@@ -88,17 +88,21 @@ struct PostgresBenchmark: AsyncParsableCommand {
                                                      items: items, logger: logger).run()
                 }
                 rows.append(("SceneSync, \(writerCount) writers, \(nodeCount) node\(nodeCount == 1 ? "" : "s")", count,
-                             result.elapsed, result.latency.p50, result.latency.p99))
+                             result.elapsed, result.latency.p50, result.latency.p99, result.cpu))
             }
         }
         let rawBatched = rows.first { $0.0.hasPrefix("raw, \(batchSize)") }.map { Double($0.1) / $0.2.seconds } ?? 0
-        print("| configuration | intents | intents/s | × raw batched | p50 ms | p99 ms |")
-        print("|---|---:|---:|---:|---:|---:|")
-        for (name, count, elapsed, p50, p99) in rows {
+        print("| configuration | intents | intents/s | × raw batched | p50 ms | p99 ms | CPU µs/intent, this process | CPU µs/intent, PostgreSQL |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
+        for (name, count, elapsed, p50, p99, cpu) in rows {
             let rate = Double(count) / elapsed.seconds
+            let perIntent = { (time: Duration) in format(time.seconds * 1_000_000 / Double(count), 1) }
             print("| \(name) | \(count) | \(format(rate, 0)) | \(format(rate / rawBatched, 2)) | "
-                  + "\(p50.map { format($0.milliseconds, 2) } ?? "–") | \(p99.map { format($0.milliseconds, 2) } ?? "–") |")
+                  + "\(p50.map { format($0.milliseconds, 2) } ?? "–") | \(p99.map { format($0.milliseconds, 2) } ?? "–") | "
+                  + "\(perIntent(cpu.bench)) | \(cpu.postgres.map(perIntent) ?? "–") |")
         }
+        print("(this process runs SceneSync and its writers, or the raw loop; PostgreSQL's is every `postgres` process "
+              + "on the machine, read from /proc at 10 ms resolution; both over the timed part alone)")
 
         print("\nCross-node delivery: an edit committed on node A, until every subscriber on node B has it")
         print("| subscribers on B | edits | p50 ms | p99 ms | max ms |")
@@ -204,7 +208,7 @@ struct PostgresIntentWorkload: Sendable {
     let items: Int
     let logger: Logger
 
-    func run() async throws -> (elapsed: Duration, latency: LatencySummary) {
+    func run() async throws -> (elapsed: Duration, latency: LatencySummary, cpu: CPUReading) {
         let cluster = try await BenchNodes.start(url: url, count: nodes, logger: logger)
         var stores: [ItemStore] = []
         for (index, database) in cluster.databases.enumerated() {
@@ -220,6 +224,7 @@ struct PostgresIntentWorkload: Sendable {
         let itemKeys = keys
 
         let clock = ContinuousClock()
+        let cpuAtStart = CPUReading.now()
         let start = clock.now
         let samples = try await withThrowingTaskGroup(of: [Duration].self) { group in
             for writer in 0..<writers {
@@ -242,6 +247,7 @@ struct PostgresIntentWorkload: Sendable {
             return all
         }
         let elapsed = start.duration(to: clock.now)
+        let cpu = CPUReading.now().spent(since: cpuAtStart)
         try await stores[0].controller.catchUp()
         let committed = await stores[0].controller.lastSequence - seeded
         for store in stores { await store.controller.close() }
@@ -249,7 +255,7 @@ struct PostgresIntentWorkload: Sendable {
         guard committed == UInt64(intents), samples.count == intents, let latency = LatencySummary(samples) else {
             throw BenchmarkError.miscounted(expected: intents, committed: Int(committed), acknowledged: samples.count)
         }
-        return (elapsed, latency)
+        return (elapsed, latency, cpu)
     }
 }
 
@@ -285,7 +291,7 @@ struct RawPostgresWorkload: Sendable {
         func decodeRow(_ row: PostgresRow) {}
     }
 
-    func run() async throws -> Duration {
+    func run() async throws -> (elapsed: Duration, cpu: CPUReading) {
         let keys = (0..<items).map { _ in UUID() }
         let rows = try RawGRDBWorkload.encodedRows(keys: keys, intents: intents)
         let origin = SceneSession.ID().rawValue
@@ -305,6 +311,7 @@ struct RawPostgresWorkload: Sendable {
             SELECT 'lootlogger', 'items', r.k, r.v FROM unnest($1::text[], $2::bytea[]) AS r (k, v)
             """, binds: seed), logger: logger)
         let clock = ContinuousClock()
+        let cpuAtStart = CPUReading.now()
         let start = clock.now
         var next = 0
         while next < intents {
@@ -323,7 +330,8 @@ struct RawPostgresWorkload: Sendable {
             for try await _ in try await connection.execute(Append(binds: binds), logger: logger) {}
             next = end
         }
-        return start.duration(to: clock.now)
+        let elapsed = start.duration(to: clock.now)
+        return (elapsed, CPUReading.now().spent(since: cpuAtStart))
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -24,5 +25,48 @@ enum ProcessCPU {
     static func loadAverage() -> Double? {
         var loads = [Double](repeating: 0, count: 3)
         return getloadavg(&loads, 3) >= 1 ? loads[0] : nil
+    }
+}
+
+extension ProcessCPU {
+    /// User plus system CPU time used so far by every process named `postgres` on this machine
+    /// (the server and its backends), read from `/proc`; `nil` where there is no `/proc`.
+    ///
+    /// A backend that exits takes its time with it, so read this around work whose connections
+    /// stay open throughout.
+    static func postgresUsed() -> Duration? {
+        #if os(Linux)
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return nil }
+        let ticksPerSecond = Int64(sysconf(Int32(_SC_CLK_TCK)))
+        guard ticksPerSecond > 0 else { return nil }
+        var ticks: Int64 = 0
+        for entry in entries where entry.allSatisfy(\.isNumber) {
+            guard let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")"),
+                  stat[stat.index(after: open)..<close] == "postgres" else { continue }
+            // After the name: state, then 10 fields up to utime (14th) and stime (15th).
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 12, let user = Int64(fields[11]), let system = Int64(fields[12]) else { continue }
+            ticks += user + system
+        }
+        return .milliseconds(ticks * 1_000 / ticksPerSecond)
+        #else
+        return nil
+        #endif
+    }
+}
+
+/// CPU time of this process and of PostgreSQL's, read together: `spent(since:)` gives what each
+/// used between two readings.
+struct CPUReading: Sendable {
+    let bench: Duration
+    let postgres: Duration?
+
+    static func now() -> CPUReading {
+        CPUReading(bench: ProcessCPU.used(), postgres: ProcessCPU.postgresUsed())
+    }
+
+    func spent(since start: CPUReading) -> CPUReading {
+        CPUReading(bench: bench - start.bench, postgres: postgres.flatMap { end in start.postgres.map { end - $0 } })
     }
 }
