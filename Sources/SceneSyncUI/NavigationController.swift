@@ -5,14 +5,17 @@
 @MainActor
 public final class NavigationController {
     /// The screens, bottom first.
-    public private(set) var screens: [ScreenController] = []
+    public private(set) var screens: [ScreenController] = [] {
+        didSet { topScreen = screens.last }
+    }
     weak var window: SceneWindow?
 
     /// An empty stack.
     public init() {}
 
-    /// The screen on top.
-    public var topScreen: ScreenController? { screens.last }
+    /// The screen on top. Kept rather than looked up: every screen following a model asks, at
+    /// every change, whether it is the one its window shows.
+    public private(set) var topScreen: ScreenController?
 
     /// The routes of the stack, bottom first: the navigation path as data.
     public var path: [Route] { screens.map(\.route) }
