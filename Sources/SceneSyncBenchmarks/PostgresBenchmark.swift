@@ -102,7 +102,7 @@ struct PostgresBenchmark: AsyncParsableCommand {
                   + "\(perIntent(cpu.bench)) | \(cpu.postgres.map(perIntent) ?? "–") |")
         }
         print("(this process runs SceneSync and its writers, or the raw loop; PostgreSQL's is every `postgres` process "
-              + "on the machine, read from /proc at 10 ms resolution; both over the timed part alone)")
+              + "on the machine, read from /proc at 10 ms resolution, without any that exited meanwhile; both over the timed part alone)")
 
         print("\nCross-node delivery: an edit committed on node A, until every subscriber on node B has it")
         print("| subscribers on B | edits | p50 ms | p99 ms | max ms |")
@@ -224,7 +224,7 @@ struct PostgresIntentWorkload: Sendable {
         let itemKeys = keys
 
         let clock = ContinuousClock()
-        let cpuAtStart = CPUReading.now()
+        let cpuAtStart = CPUReading.start()
         let start = clock.now
         let samples = try await withThrowingTaskGroup(of: [Duration].self) { group in
             for writer in 0..<writers {
@@ -247,7 +247,7 @@ struct PostgresIntentWorkload: Sendable {
             return all
         }
         let elapsed = start.duration(to: clock.now)
-        let cpu = CPUReading.now().spent(since: cpuAtStart)
+        let cpu = CPUReading.end().spent(since: cpuAtStart)
         try await stores[0].controller.catchUp()
         let committed = await stores[0].controller.lastSequence - seeded
         for store in stores { await store.controller.close() }
@@ -311,7 +311,7 @@ struct RawPostgresWorkload: Sendable {
             SELECT 'lootlogger', 'items', r.k, r.v FROM unnest($1::text[], $2::bytea[]) AS r (k, v)
             """, binds: seed), logger: logger)
         let clock = ContinuousClock()
-        let cpuAtStart = CPUReading.now()
+        let cpuAtStart = CPUReading.start()
         let start = clock.now
         var next = 0
         while next < intents {
@@ -331,7 +331,7 @@ struct RawPostgresWorkload: Sendable {
             next = end
         }
         let elapsed = start.duration(to: clock.now)
-        return (elapsed, CPUReading.now().spent(since: cpuAtStart))
+        return (elapsed, CPUReading.end().spent(since: cpuAtStart))
     }
 }
 

@@ -62,8 +62,17 @@ struct CPUReading: Sendable {
     let bench: Duration
     let postgres: Duration?
 
-    static func now() -> CPUReading {
-        CPUReading(bench: ProcessCPU.used(), postgres: ProcessCPU.postgresUsed())
+    /// A reading that starts a measurement: `/proc` is scanned before this process's time is
+    /// read, so the scan's own time is not counted to this process.
+    static func start() -> CPUReading {
+        let postgres = ProcessCPU.postgresUsed()
+        return CPUReading(bench: ProcessCPU.used(), postgres: postgres)
+    }
+
+    /// A reading that ends a measurement: this process's time is read before the scan.
+    static func end() -> CPUReading {
+        let bench = ProcessCPU.used()
+        return CPUReading(bench: bench, postgres: ProcessCPU.postgresUsed())
     }
 
     func spent(since start: CPUReading) -> CPUReading {
