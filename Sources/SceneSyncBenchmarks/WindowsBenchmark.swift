@@ -14,8 +14,9 @@ struct WindowsBenchmark: AsyncParsableCommand {
             127.0.0.1 with a fresh data folder, once per list size, and stops it with SIGTERM. \
             Linux only: the server's memory and CPU time are read from /proc. Beside the raw \
             windows it measures the fan-out floor (a bare WebSocket server writing the same patch \
-            to as many sockets, in a child process); Chat (--chat-windows) and the large run \
-            (--huge-windows) get servers of their own. Progress goes to standard error, \
+            to as many sockets, in a child process), and beside the large run (--huge-windows) \
+            the floor with as many windows; Chat (--chat-windows) and the large run get servers \
+            of their own. Progress goes to standard error, \
             results to standard output. --markdown and --directory are scenesync-bench's own \
             options, and apply here too.
             """)

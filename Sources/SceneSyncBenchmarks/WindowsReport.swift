@@ -62,6 +62,9 @@ struct WindowsReport: Sendable {
         if let huge = results.huge {
             lines += ["", "Large run: \(Report.grouped(Double(huge.memory.windows))) raw LootLogger windows on a server of their own; window 0 taps Add"]
             lines += Self.table(Self.fanOutHeaders, Self.fanOutRows([huge.fanOut]))
+            if let floor = huge.floor {
+                lines += ["", "  Floor with as many windows (\(Self.floorDescription)):"] + Self.table(Self.fanOutHeaders, Self.fanOutRows([floor]))
+            }
             lines += hugeLines(huge).map { "  " + $0 }
         }
         lines += ["", "Targets"] + targetLines.map { "  " + $0 }
@@ -100,6 +103,9 @@ struct WindowsReport: Sendable {
             lines += ["", "### Large run: \(Report.grouped(Double(huge.memory.windows))) windows", "",
                       "Raw LootLogger windows on a server of their own; window 0 taps Add:", ""]
             lines += Self.markdownTable(Self.fanOutHeaders, Self.fanOutRows([huge.fanOut]))
+            if let floor = huge.floor {
+                lines += ["", "Floor with as many windows (\(Self.floorDescription)):", ""] + Self.markdownTable(Self.fanOutHeaders, Self.fanOutRows([floor]))
+            }
             lines += [""] + hugeLines(huge).map { "- " + $0 }
         }
         lines += ["", "### Targets", ""] + targetLines.map { "- " + $0 }
@@ -148,21 +154,25 @@ struct WindowsReport: Sendable {
     /// Per window count with a floor: the real server's figures over the floor's.
     private var floorLines: [String] {
         results.floorFanOut.compactMap { floor in
-            guard let real = results.rawFanOut.first(where: { $0.windows == floor.windows }) else { return nil }
-            var parts = ["\(Report.grouped(Double(floor.windows))) windows: server over floor, CPU per recipient "
-                + "\(Self.microseconds(real.serverCPUPerRecipient)) / \(Self.microseconds(floor.serverCPUPerRecipient)) µs = \(Self.ratio(real.serverCPUPerRecipient, floor.serverCPUPerRecipient))"]
-            if let realRound = real.round, let floorRound = floor.round {
-                parts.append("round p50 " + String(format: "%.2f / %.2f ms", realRound.p50.milliseconds, floorRound.p50.milliseconds)
-                    + " = \(Self.ratio(realRound.p50, floorRound.p50))")
-                parts.append("round p99 " + String(format: "%.2f / %.2f ms", realRound.p99.milliseconds, floorRound.p99.milliseconds)
-                    + " = \(Self.ratio(realRound.p99, floorRound.p99))")
-            }
-            if let frame = real.frame {
-                parts.append("frame \(frame.wireBytes) bytes (\(frame.payload.count) payload)"
-                    + (floor.frame?.wireBytes == frame.wireBytes ? ", the same on the floor's sockets" : ", \(floor.frame?.wireBytes ?? 0) bytes on the floor's sockets"))
-            }
-            return parts.joined(separator: "; ")
+            results.rawFanOut.first { $0.windows == floor.windows }.map { Self.overFloor($0, floor) }
         } + marginalLine
+    }
+
+    /// One window count's real server over the floor: CPU per recipient, round p50 and p99, the frame.
+    private static func overFloor(_ real: WindowsFanOutResult, _ floor: WindowsFanOutResult) -> String {
+        var parts = ["\(Report.grouped(Double(floor.windows))) windows: server over floor, CPU per recipient "
+            + "\(microseconds(real.serverCPUPerRecipient)) / \(microseconds(floor.serverCPUPerRecipient)) µs = \(ratio(real.serverCPUPerRecipient, floor.serverCPUPerRecipient))"]
+        if let realRound = real.round, let floorRound = floor.round {
+            parts.append("round p50 " + String(format: "%.2f / %.2f ms", realRound.p50.milliseconds, floorRound.p50.milliseconds)
+                + " = \(ratio(realRound.p50, floorRound.p50))")
+            parts.append("round p99 " + String(format: "%.2f / %.2f ms", realRound.p99.milliseconds, floorRound.p99.milliseconds)
+                + " = \(ratio(realRound.p99, floorRound.p99))")
+        }
+        if let frame = real.frame {
+            parts.append("frame \(frame.wireBytes) bytes (\(frame.payload.count) payload)"
+                + (floor.frame?.wireBytes == frame.wireBytes ? ", the same on the floor's sockets" : ", \(floor.frame?.wireBytes ?? 0) bytes on the floor's sockets"))
+        }
+        return parts.joined(separator: "; ")
     }
 
     /// At few windows a round's fixed cost (reading the action, the ack) outweighs the windows';
@@ -196,7 +206,7 @@ struct WindowsReport: Sendable {
                 + String(format: "%.1f KiB", memory.kilobytesPerWindow)
                 + ", with a list of \(Report.grouped(Double(results.settings.listSizes.first ?? 0))) items",
             String(format: "Closing them: %.1f s until the server was idle again", memory.closeTime.seconds),
-        ]
+        ] + (huge.floor.map { [Self.overFloor(huge.fanOut, $0)] } ?? [])
     }
 
     private static func fanOutRows(_ results: [WindowsFanOutResult]) -> [[String]] {
@@ -288,6 +298,7 @@ struct WindowsReport: Sendable {
                 ? " (run with \(windows) windows, not \(Report.grouped(Double(target.windows))): indicative only)" : ""
             lines.append("\(Report.grouped(Double(target.windows))) windows\(partial): round p99 ≤ \(Int(target.p99.milliseconds)) ms: "
                 + (p99.map { String(format: "%.2f ms", $0.milliseconds) + " -> \(Self.verdict($0 <= target.p99))" } ?? "not measured")
+                + (huge.floor?.round.map { String(format: " (the floor's with as many windows: %.2f ms)", $0.p99.milliseconds) } ?? "")
                 + "; server memory ≤ 300 MB (\(String(format: "%.1f", target.bytes / 1_048_576)) MiB): \(Self.mebibytes(huge.memory.loadedKilobytes))"
                 + " -> \(Self.verdict(bytes <= target.bytes))")
         } else {
@@ -300,16 +311,16 @@ struct WindowsReport: Sendable {
     /// CPU per recipient for every app measured, against the limit and against the floor at the
     /// same window count (else the floor at the most windows measured).
     private var cpuTargetLines: [String] {
-        var apps: [(String, Int, Duration?)] = []
+        var apps: [(String, Int, Duration?, WindowsFanOutResult?)] = []
         if let raw = results.rawFanOut.max(by: { $0.windows < $1.windows }) {
-            apps.append(("LootLogger Add", raw.windows, raw.serverCPUPerRecipient))
+            apps.append(("LootLogger Add", raw.windows, raw.serverCPUPerRecipient, nil))
         }
-        if let restaurant = results.restaurant { apps.append(("Restaurant badge", restaurant.windows, restaurant.badge.serverCPUPerRecipient)) }
-        if let chat = results.chat { apps.append(("Chat message", chat.rounds.windows, chat.cpuPerRecipient)) }
-        if let huge = results.huge { apps.append(("LootLogger Add, large run", huge.fanOut.windows, huge.fanOut.serverCPUPerRecipient)) }
+        if let restaurant = results.restaurant { apps.append(("Restaurant badge", restaurant.windows, restaurant.badge.serverCPUPerRecipient, nil)) }
+        if let chat = results.chat { apps.append(("Chat message", chat.rounds.windows, chat.cpuPerRecipient, nil)) }
+        if let huge = results.huge { apps.append(("LootLogger Add, large run", huge.fanOut.windows, huge.fanOut.serverCPUPerRecipient, huge.floor)) }
         let limit = Self.microseconds(Self.cpuPerRecipientLimit)
-        return apps.map { name, windows, cpu in
-            let floor = results.floorFanOut.first { $0.windows == windows } ?? results.floorFanOut.max { $0.windows < $1.windows }
+        return apps.map { name, windows, cpu, ownFloor in
+            let floor = ownFloor ?? results.floorFanOut.first { $0.windows == windows } ?? results.floorFanOut.max { $0.windows < $1.windows }
             var line = "Server CPU ≤ \(limit) µs per recipient, \(name) at \(Report.grouped(Double(windows))) window\(windows == 1 ? "" : "s"): "
                 + "\(Self.microseconds(cpu)) µs"
                 + " -> \(cpu.map { Self.verdict($0 <= Self.cpuPerRecipientLimit) } ?? "not measured")"

@@ -40,6 +40,8 @@ struct WindowsChatResult: Sendable {
 struct WindowsHugeResult: Sendable {
     let memory: WindowsMemoryResult
     let fanOut: WindowsFanOutResult
+    /// The fan-out floor with as many raw windows and the same patch, or `nil` if not asked for.
+    var floor: WindowsFanOutResult?
     /// The server options the run added to the usual ones.
     let extraArguments: [String]
 }
@@ -155,7 +157,15 @@ struct WindowsRun {
             }
         }
         let chat = settings.chatWindows > 0 ? try await measureChat(executable: executable, problems: &serverProblems) : nil
-        let huge = settings.hugeWindows > 0 ? try await measureHuge(executable: executable, problems: &serverProblems) : nil
+        var huge = settings.hugeWindows > 0 ? try await measureHuge(executable: executable, problems: &serverProblems) : nil
+        if settings.floor, let frame = huge?.fanOut.frame, let large = huge {
+            let scratch = settings.parent.appendingPathComponent("scenesync-bench-floor-\(UUID().uuidString)", isDirectory: true)
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            progress("Floor: \(large.fanOut.windows) raw windows, \(settings.warmup) + \(large.fanOut.rounds) rounds, a \(frame.wireBytes)-byte frame")
+            huge?.floor = try await WindowsFloor.measure(
+                windows: large.fanOut.windows, payload: frame.payload, rounds: large.fanOut.rounds, warmup: settings.warmup,
+                interval: settings.interval, connectBatch: settings.connectBatch, scratch: scratch, problems: &serverProblems)
+        }
         return WindowsResults(
             settings: settings, server: executable, fileLimit: fileLimit, loadAverageAtEnd: ProcessCPU.loadAverage(),
             fanOut: fanOut, rawFanOut: rawFanOut, patches: patches, memory: memory!, restaurant: restaurant,
