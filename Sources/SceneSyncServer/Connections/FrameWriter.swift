@@ -12,80 +12,108 @@ import Synchronization
 ///
 /// A window's frames reach its channel in the order they were written here, and before anything
 /// its connection asks for afterwards (the close frame, which ``WindowSocketHandler`` writes): both
-/// go through the event loop's queue, in turn.
+/// go through the event loop's queue, in turn. They are written by the window's handler, below
+/// itself in the pipeline, rather than from the pipeline's tail.
 final class FrameWriter: Sendable {
-    /// One frame for one channel, and on a message's last frame the queue its bytes are counted in.
-    private struct Write {
+    /// A window a message goes to, and the queue its bytes are counted in until written.
+    private struct Target {
         let channel: any Channel
-        let frame: WebSocketFrame
-        /// Releases `size` bytes once the frame is written, or could not be (the channel closed).
-        let queue: OutboundBudget.Queue?
-        let size: Int
+        /// The window's handler, which writes below itself in the pipeline.
+        let handler: NIOLoopBound<WindowSocketHandler>
+        let queue: OutboundBudget.Queue
     }
 
-    /// The writes waiting for each event loop, by event loop.
-    private let waiting = Mutex<[ObjectIdentifier: [Write]]>([:])
+    /// One message, and the windows it goes to in the order they were written. Windows sent the
+    /// same bytes one after another (the same patch for every window on a list) share one batch,
+    /// so the main actor adds a window to a list rather than another reference to the bytes.
+    private struct Batch {
+        let bytes: ByteBuffer
+        /// Where the bytes are: the same address and length are the same bytes, since the batch
+        /// keeps them alive.
+        let address: UInt
+        var targets: [Target]
+    }
+
+    /// The messages waiting for each event loop, by event loop.
+    private let waiting = Mutex<[ObjectIdentifier: [Batch]]>([:])
     /// The largest frame written whole; larger messages go in several frames of this size.
     let maximumFrameSize: Int
+    /// Messages up to this size that go to several windows are copied once per event loop
+    /// before they are written: see ``writeWaiting(on:)``.
+    static let copiedMessageLimit = 64 * 1024
 
     init(maximumFrameSize: Int) {
         self.maximumFrameSize = max(1, maximumFrameSize)
     }
 
-    /// Writes `bytes` as one text message to `channel`, and releases them from `queue` once
-    /// written, or once they could not be (the channel closed).
+    /// Writes `bytes` as one text message to `channel` through its window's `handler`, and
+    /// releases them from `queue` once written, or once they could not be (the channel closed).
     ///
-    /// A message that fits one frame (nearly every patch) costs one entry in its event loop's list here,
-    /// and nothing else on the caller's side.
-    func writeText(_ bytes: ByteBuffer, to channel: any Channel, releasingFrom queue: OutboundBudget.Queue) {
+    /// Nearly every message costs one entry in its event loop's list here, and nothing else on
+    /// the caller's side; the loop splits a large one into frames.
+    func writeText(_ bytes: ByteBuffer, to channel: any Channel, through handler: NIOLoopBound<WindowSocketHandler>,
+                   releasingFrom queue: OutboundBudget.Queue) {
         let loop = channel.eventLoop
         let key = ObjectIdentifier(loop)
-        let size = bytes.readableBytes
-        let first: Bool
-        if size <= maximumFrameSize {
-            let write = Write(channel: channel, frame: WebSocketFrame(fin: true, opcode: .text, data: bytes), queue: queue, size: size)
-            first = waiting.withLock { (pending: inout [ObjectIdentifier: [Write]]) -> Bool in
-                let wasEmpty = pending[key]?.isEmpty ?? true
-                pending[key, default: []].append(write)
-                return wasEmpty
-            }
-        } else {
-            let frames = Self.frames(of: bytes, maximumFrameSize: maximumFrameSize)
-            let writes = frames.indices.map { index in
-                let last = index == frames.count - 1
-                return Write(channel: channel, frame: frames[index], queue: last ? queue : nil, size: last ? size : 0)
-            }
-            first = waiting.withLock { (pending: inout [ObjectIdentifier: [Write]]) -> Bool in
-                let wasEmpty = pending[key]?.isEmpty ?? true
-                pending[key, default: []].append(contentsOf: writes)
-                return wasEmpty
-            }
+        let address = bytes.withUnsafeReadableBytes { UInt(bitPattern: $0.baseAddress) }
+        let target = Target(channel: channel, handler: handler, queue: queue)
+        let first = waiting.withLock { (pending: inout [ObjectIdentifier: [Batch]]) -> Bool in
+            Self.add(target, bytes: bytes, at: address, to: &pending[key, default: []])
         }
         if first { loop.execute { self.writeWaiting(on: key) } }
     }
 
+    /// Adds `target` to the last batch if it holds the same bytes, else a batch of its own;
+    /// returns whether the list was empty.
+    private static func add(_ target: Target, bytes: ByteBuffer, at address: UInt, to batches: inout [Batch]) -> Bool {
+        guard let last = batches.indices.last else {
+            batches.append(Batch(bytes: bytes, address: address, targets: [target]))
+            return true
+        }
+        if batches[last].address == address, batches[last].bytes.readableBytes == bytes.readableBytes {
+            batches[last].targets.append(target)
+        } else {
+            batches.append(Batch(bytes: bytes, address: address, targets: [target]))
+        }
+        return false
+    }
+
     /// On the event loop: writes everything waiting for it, then flushes each channel once.
+    ///
+    /// A message going to several windows is first copied for this loop alone. Every write
+    /// retains and releases the bytes a few times on its way down the pipeline; were they shared
+    /// with the main actor and the other event loops, each of those would be an atomic on a
+    /// memory line that the threads take from one another, which costs more than the copy.
     private func writeWaiting(on key: ObjectIdentifier) {
-        let writes: [Write] = waiting.withLock { (pending: inout [ObjectIdentifier: [Write]]) -> [Write] in
+        let batches: [Batch] = waiting.withLock { (pending: inout [ObjectIdentifier: [Batch]]) -> [Batch] in
             pending.removeValue(forKey: key) ?? []
         }
-        var written: [ObjectIdentifier: any Channel] = [:]
-        for write in writes {
-            if let queue = write.queue {
-                let promise = write.channel.eventLoop.makePromise(of: Void.self)
-                let size = write.size
+        let flushEach = batches.count == 1
+        var written: [ObjectIdentifier: WindowSocketHandler] = [:]
+        for batch in batches {
+            guard let first = batch.targets.first else { continue }
+            let size = batch.bytes.readableBytes
+            var bytes = batch.bytes
+            if batch.targets.count > 1, size <= Self.copiedMessageLimit {
+                bytes = first.channel.allocator.buffer(capacity: size)
+                bytes.writeImmutableBuffer(batch.bytes)
+            }
+            let frames = Self.frames(of: bytes, maximumFrameSize: maximumFrameSize)
+            for target in batch.targets {
+                let handler = target.handler.value
+                for frame in frames.dropLast() { handler.writeMessage(frame, promise: nil, flush: false) }
+                let promise = target.channel.eventLoop.makePromise(of: Void.self)
+                let queue = target.queue
                 promise.futureResult.whenComplete { _ in
                     queue.release(size)
                     // A large message's bytes are free now, but glibc keeps them (HeapTrim).
                     HeapTrim.shared.note(messageOf: size)
                 }
-                write.channel.write(write.frame, promise: promise)
-            } else {
-                write.channel.write(write.frame, promise: nil)
+                handler.writeMessage(frames[frames.count - 1], promise: promise, flush: flushEach)
+                if !flushEach { written[ObjectIdentifier(handler)] = handler }
             }
-            written[ObjectIdentifier(write.channel)] = write.channel
         }
-        for channel in written.values { channel.flush() }
+        for handler in written.values { handler.flushMessages() }
     }
 
     /// The frames of one text message: one, or several of at most `maximumFrameSize` bytes for a

@@ -102,7 +102,7 @@ final class WindowSocketHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let handler = NIOLoopBound(self, eventLoop: loop)
         let (queue, writer) = (opening.queue, opening.writer)
         let socket = WindowConnection.Socket(
-            write: { bytes in writer.writeText(bytes, to: channel, releasingFrom: queue) },
+            write: { bytes in writer.writeText(bytes, to: channel, through: handler, releasingFrom: queue) },
             sendClose: { reason in
                 // Messages go straight to the channel (FrameWriter); the close frame goes after them.
                 guard let reason else { return }
@@ -291,6 +291,25 @@ final class WindowSocketHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         context.write(data, promise: promise)
+    }
+
+    /// Writes a frame of a message to the window (``FrameWriter``): from here down the pipeline,
+    /// as ``write(context:data:promise:)`` would pass it on, without the way from the pipeline's tail.
+    func writeMessage(_ frame: WebSocketFrame, promise: EventLoopPromise<Void>?, flush: Bool) {
+        guard let context, !sentClose else {
+            promise?.fail(ChannelError.outputClosed)
+            return
+        }
+        if flush {
+            context.writeAndFlush(wrapOutboundOut(frame), promise: promise)
+        } else {
+            context.write(wrapOutboundOut(frame), promise: promise)
+        }
+    }
+
+    /// Flushes what ``writeMessage(_:promise:flush:)`` wrote.
+    func flushMessages() {
+        context?.flush()
     }
 
     /// The server closes the connection (``WindowConnection/close(_:)``): its close frame goes
