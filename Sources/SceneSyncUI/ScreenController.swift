@@ -37,7 +37,19 @@ open class ScreenController {
     private var rowHandlers: [@MainActor (String) -> NodeActions?] = []
     /// What each kind of keyed row answers, by the prefix of its rows' ids: enough to check a row
     /// as it is sent without reading its key from its id.
-    private var keyedRowActions: [(prefix: String, names: Set<ActionName>)] = []
+    private var keyedRowActions: [(prefix: String, names: Set<ActionName>)] = [] {
+        didSet {
+            keyedRowSignature = keyedRowActions.map { "\($0.prefix)\u{1F}\($0.names.map(\.rawValue).sorted().joined(separator: "\u{1F}"))" }
+                .joined(separator: "\u{1E}")
+        }
+    }
+    /// ``keyedRowActions`` in one string: screens with the same one check rows alike.
+    private var keyedRowSignature = ""
+    /// The last patches that a check left as they were, and the keyed rows they were checked
+    /// against. A check reads nothing else (the nodes' own handlers are in the patches), so the
+    /// next screen sent the very same patches, with the same keyed rows, sends them unchecked:
+    /// the thousandth window of a list costs a comparison, not a walk through the patch.
+    private static var lastPassed: (patches: [Patch], rows: String)?
     /// Stops following each model the screen follows.
     private var unfollows: [@MainActor @Sendable () -> Void] = []
     private let tasks = OwnedTasks()
@@ -343,6 +355,7 @@ open class ScreenController {
     /// for every window of a screen whose handlers answer what it offers, so that windows sent
     /// one patch share it down to its encoded bytes.
     private func checked(_ patches: [Patch]) -> [Patch] {
+        if let last = Self.lastPassed, last.rows == keyedRowSignature, Self.same(last.patches, patches) { return patches }
         var result: [Patch]?
         for (index, patch) in patches.enumerated() {
             let changed: Patch? = switch patch {
@@ -353,7 +366,17 @@ open class ScreenController {
             if result == nil, changed != nil { result = Array(patches[..<index]) }
             result?.append(changed ?? patch)
         }
-        return result ?? patches
+        guard let result else {
+            Self.lastPassed = (patches, keyedRowSignature)
+            return patches
+        }
+        return result
+    }
+
+    /// Whether `a` and `b` are the same array, not only equal: one kept alive cannot share its
+    /// storage's address with another.
+    private static func same(_ a: [Patch], _ b: [Patch]) -> Bool {
+        a.count == b.count && a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress } }
     }
 
     /// `node` as a window may use it: every interactive part it offers is kept only if a handler

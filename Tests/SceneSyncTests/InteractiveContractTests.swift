@@ -43,11 +43,16 @@ struct InteractiveContractTests {
         }
     }
 
-    final class ContractSceneDelegate: SceneDelegate {
-        let screen = ContractScreen()
+    /// A window showing one screen.
+    final class OneScreenSceneDelegate<Screen: ScreenController>: SceneDelegate {
+        let screen: Screen
+
+        init(screen: Screen) {
+            self.screen = screen
+        }
 
         func scene(_ scene: Scene, willConnectTo session: SceneSession, options: ConnectionOptions) {
-            let window = SceneWindow(scene: scene, title: "Contract")
+            let window = SceneWindow(scene: scene, title: screen.title)
             let navigation = NavigationController()
             scene.task { [screen] in
                 await navigation.setScreens([screen])
@@ -59,7 +64,42 @@ struct InteractiveContractTests {
     final class ContractAppDelegate: ApplicationDelegate {
         func application(_ application: Application, configurationForConnecting session: SceneSession,
                          options: ConnectionOptions) -> SceneConfiguration {
-            SceneConfiguration(name: "Main") { ContractSceneDelegate() }
+            SceneConfiguration(name: "Main") { OneScreenSceneDelegate(screen: ContractScreen()) }
+        }
+    }
+
+    /// A screen whose keyed rows answer select, or only a row action.
+    final class KeyedScreen: ScreenController {
+        init(answersSelect: Bool) {
+            super.init(route: Route("keyed"), title: "Keyed")
+            if answersSelect {
+                handleRows(ContractScreen.keyed, onSelect: { _ in })
+            } else {
+                handleRows(ContractScreen.keyed, actions: [ActionName("pin"): { _ in }])
+            }
+        }
+
+        override func makeContent() -> [ViewNode] {
+            [.table(id: "table", label: "Keyed", sections: [.section(id: "section", children: [])])]
+        }
+    }
+
+    /// Each window opened gets the next of `answers`' screens.
+    final class KeyedAppDelegate: ApplicationDelegate {
+        var answers: [Bool]
+        private(set) var screens: [KeyedScreen] = []
+
+        init(answers: [Bool]) {
+            self.answers = answers
+        }
+
+        func application(_ application: Application, configurationForConnecting session: SceneSession,
+                         options: ConnectionOptions) -> SceneConfiguration {
+            SceneConfiguration(name: "Main") { [self] in
+                let screen = KeyedScreen(answersSelect: answers.removeFirst())
+                screens.append(screen)
+                return OneScreenSceneDelegate(screen: screen)
+            }
         }
     }
 
@@ -91,7 +131,7 @@ struct InteractiveContractTests {
 
     @Test func aRowInsertedByAPatchIsCheckedToo() async throws {
         let (host, window) = try await open()
-        let screen = try #require(window.delegate(as: ContractSceneDelegate.self)).screen
+        let screen = try #require(window.delegate(as: OneScreenSceneDelegate<ContractScreen>.self)).screen
         screen.insertStillRow()
         try await host.waitUntil("the inserted row") { window.node("inserted-1") != nil }
         #expect(window.node("inserted-1")?.props["selectable"] == .bool(false))
@@ -105,5 +145,23 @@ struct InteractiveContractTests {
         await #expect(throws: ScreenError.unknownAction(node: "button-unanswered", name: "tap")) {
             try await host.perform(.tap, on: "button-unanswered", in: window)
         }
+    }
+
+    /// Windows are sent one patch array alike (as a list's are, from `SharedModel.once`), and a
+    /// check that passed is not done again for the next screen: only for one that checks rows alike.
+    @Test func theSamePatchesAreCheckedAgainForAScreenWhoseRowsAnswerOtherwise() async throws {
+        let delegate = KeyedAppDelegate(answers: [true, true, false, true])
+        let host = try await SceneHost.launch(delegate: delegate, storage: try SQLiteStorage.inMemory())
+        var windows: [HostedWindow] = []
+        for _ in 0..<4 {
+            let window = try await host.openWindow()
+            try await host.waitUntil("the screen") { window.node("table") != nil }
+            windows.append(window)
+        }
+        let row = ContractScreen.keyed.id(for: "b")
+        let patches: [Patch] = [.insert(parent: "section", index: 0, node: .row(id: row, title: "B"))]
+        for screen in delegate.screens { screen.update(patches) }
+        try await host.waitUntil("the row in every window") { windows.allSatisfy { $0.node(row) != nil } }
+        #expect(windows.map { $0.node(row)?.props["selectable"] } == [nil, nil, .bool(false), nil])
     }
 }
