@@ -88,6 +88,28 @@ import Testing
         try await server.stop()
     }
 
+    /// Windows sent the same bytes share one entry of their event loop's list of writes; taps
+    /// from every window at once, without waiting, still reach every window, each patch once and
+    /// in order.
+    @Test func everyWindowGetsEveryPatchInOrderWhenChangesComeFromManyWindowsAtOnce() async throws {
+        let server = try await TestServer.start()
+        var windows: [WindowClient] = []
+        for _ in 0..<6 { windows.append(try await server.openWindow()) }
+        let taps = 30
+        for tap in 0..<taps { windows[tap % windows.count].tap(TallyScreen.NodeID.add) }
+        for window in windows {
+            try await window.waitUntil("every line") { window.view?.node(TallyScreen.NodeID.row(taps)) != nil }
+            let sequences = window.messages.compactMap { message -> UInt64? in
+                guard case let .patch(_, seq) = message else { return nil }
+                return seq[TallyAppDelegate.app]
+            }
+            #expect(sequences == Array(sequences.indices).map { sequences[0] + UInt64($0) })
+            #expect(sequences.count == taps)
+            #expect(window.problems.isEmpty)
+        }
+        try await server.stop()
+    }
+
     @Test func aPatchThatDiffersInAnythingIsEncodedForItself() {
         let base = ServerMessage.patch(ops: [.set(id: "items", props: ["footer": "1 item"])], seq: ["lootlogger": 5])
         let variants: [ServerMessage] = [
