@@ -39,8 +39,11 @@ open class ScreenController {
     /// as it is sent without reading its key from its id.
     private var keyedRowActions: [(prefix: String, names: Set<ActionName>)] = [] {
         didSet {
-            keyedRowSignature = keyedRowActions.map { "\($0.prefix)\u{1F}\($0.names.map(\.rawValue).sorted().joined(separator: "\u{1F}"))" }
-                .joined(separator: "\u{1E}")
+            // Each part with its length first, so that no two different sets read the same.
+            func part(_ text: String) -> String { "\(text.utf8.count):\(text)" }
+            keyedRowSignature = keyedRowActions.map { rows in
+                part(rows.prefix) + "\(rows.names.count);" + rows.names.map(\.rawValue).sorted().map(part).joined()
+            }.joined()
         }
     }
     /// ``keyedRowActions`` in one string: screens with the same one check rows alike.
@@ -48,7 +51,8 @@ open class ScreenController {
     /// The last patches that a check left as they were, and the keyed rows they were checked
     /// against. A check reads nothing else (the nodes' own handlers are in the patches), so the
     /// next screen sent the very same patches, with the same keyed rows, sends them unchecked:
-    /// the thousandth window of a list costs a comparison, not a walk through the patch.
+    /// the thousandth window of a list costs a comparison, not a walk through the patch. It keeps
+    /// that one array (and what its nodes' handlers hold) until another passes a check.
     private static var lastPassed: (patches: [Patch], rows: String)?
     /// Stops following each model the screen follows.
     private var unfollows: [@MainActor @Sendable () -> Void] = []

@@ -8,7 +8,8 @@ import Synchronization
 /// its window's writer task would wake a thousand tasks, each of which hands its frame on to its
 /// channel's event loop. Here the main actor only appends each write to its event loop's list;
 /// the first write of a list asks the loop to run it, and the loop writes every frame on the list
-/// in one pass and flushes each channel once. The frames share the message's bytes.
+/// in one pass and flushes each channel once. The frames an event loop writes of one message
+/// share its bytes (see ``writeWaiting(on:)``).
 ///
 /// A window's frames reach its channel in the order they were written here, and before anything
 /// its connection asks for afterwards (the close frame, which ``WindowSocketHandler`` writes): both
@@ -38,8 +39,8 @@ final class FrameWriter: Sendable {
     private let waiting = Mutex<[ObjectIdentifier: [Batch]]>([:])
     /// The largest frame written whole; larger messages go in several frames of this size.
     let maximumFrameSize: Int
-    /// Messages up to this size that go to several windows are copied once per event loop
-    /// before they are written: see ``writeWaiting(on:)``.
+    /// A message up to this size going to several windows in a row is copied once for the
+    /// event loop's pass before it is written: see ``writeWaiting(on:)``.
     static let copiedMessageLimit = 64 * 1024
 
     init(maximumFrameSize: Int) {
@@ -78,9 +79,11 @@ final class FrameWriter: Sendable {
         return false
     }
 
-    /// On the event loop: writes everything waiting for it, then flushes each channel once.
+    /// On the event loop: writes everything waiting for it, and flushes each channel once (at
+    /// its write when the pass holds one message, as nearly every change's does; else once all
+    /// are written).
     ///
-    /// A message going to several windows is first copied for this loop alone. Every write
+    /// A message going to several windows in a row is first copied for this pass alone. Every write
     /// retains and releases the bytes a few times on its way down the pipeline; were they shared
     /// with the main actor and the other event loops, each of those would be an atomic on a
     /// memory line that the threads take from one another, which costs more than the copy.

@@ -104,7 +104,8 @@ final class WindowSocketHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let socket = WindowConnection.Socket(
             write: { bytes in writer.writeText(bytes, to: channel, through: handler, releasingFrom: queue) },
             sendClose: { reason in
-                // Messages go straight to the channel (FrameWriter); the close frame goes after them.
+                // Messages go through FrameWriter's list for this event loop, queued on the loop before
+                // this: the close frame goes after them.
                 guard let reason else { return }
                 let written = loop.makePromise(of: Void.self)
                 loop.execute { handler.value.serverCloses(code: reason.code, reason: reason.text, written: written) }
