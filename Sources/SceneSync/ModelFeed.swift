@@ -73,6 +73,9 @@ package final class ModelFeed<State: ModelState> {
     /// Values worked out once per event for every follower (see ``once(_:_:)``), and the event.
     private var memo: [String: Any] = [:]
     private var memoSequence: UInt64 = 0
+    /// Values worked out once per state for every follower (see ``oncePerState(_:_:)``): let go
+    /// of whenever ``state`` changes.
+    private var stateMemo: [String: Any] = [:]
 
     private init(controller: ModelController<State>, after sequence: UInt64) {
         self.controller = controller
@@ -194,6 +197,7 @@ package final class ModelFeed<State: ModelState> {
         guard state != nil, envelope.sequence > stateSequence else { return }
         _ = state!.apply(envelope.event)
         stateSequence = envelope.sequence
+        if !stateMemo.isEmpty { stateMemo.removeAll() }
     }
 
     private func startEvent(_ sequence: UInt64) {
@@ -211,6 +215,15 @@ package final class ModelFeed<State: ModelState> {
         return value
     }
 
+    /// `make()`'s value, worked out once for the model's ``state`` as it is now and shared by
+    /// every follower that asks for it under `key` until the state changes.
+    package func oncePerState<Value>(_ key: String, _ make: () -> Value) -> Value {
+        if let kept = stateMemo[key] as? Value { return kept }
+        let value = make()
+        stateMemo[key] = value
+        return value
+    }
+
     /// Loads the model's state from a snapshot, if the feed does not hold it yet, to be applied
     /// once per event from then on for every screen on the node.
     package func loadState() async {
@@ -225,6 +238,7 @@ package final class ModelFeed<State: ModelState> {
             for envelope in missed { _ = loaded.apply(envelope.event) }
             state = loaded
             stateSequence = max(snapshot.sequence, position)
+            stateMemo = [:]
         }
     }
 
@@ -274,6 +288,7 @@ package final class ModelFeed<State: ModelState> {
         lagging = []
         state = nil
         memo = [:]
+        stateMemo = [:]
         let key = ObjectIdentifier(controller)
         if ModelFeeds.live[key] === self { ModelFeeds.live[key] = nil }
     }

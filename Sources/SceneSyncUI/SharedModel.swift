@@ -35,4 +35,17 @@ public final class SharedModel<State: ModelState> {
     public func once<Value>(_ key: String, _ make: () -> Value) -> Value {
         feed.once(key, make)
     }
+
+    /// `make()`'s value, worked out once for ``state`` as it is now and shared by every screen
+    /// that asks for it under `key` until the next event changes the state: what screens draw
+    /// alike from the state, such as a long list's rows, built once for a thousand windows rather
+    /// than for each, and held once. The key must name everything the value depends on besides
+    /// the state, and `make` must read the state from here.
+    ///
+    /// ```swift
+    /// let rows = model.oncePerState("items.rows") { model.state.items.map(row(for:)) }
+    /// ```
+    public func oncePerState<Value>(_ key: String, _ make: () -> Value) -> Value {
+        feed.oncePerState(key, make)
+    }
 }

@@ -160,6 +160,31 @@ import Testing
         #expect(feed.state == nil, "a feed with no followers lets go of the state")
     }
 
+    /// A value worked out once per state is shared until the next event changes the state, not
+    /// only while one event is handed out: what windows opening between changes draw alike.
+    @Test func aValueWorkedOutOncePerStateIsSharedUntilTheStateChanges() async throws {
+        let controller = try await open()
+        try await controller.append("before")
+        let feed = await ModelFeed.sharingState(of: controller)
+        var made = 0
+        func lines() -> [String] {
+            feed.oncePerState("lines") {
+                made += 1
+                return feed.state?.lines ?? []
+            }
+        }
+        var seen: [[String]] = []
+        let follower = feed.add(after: feed.stateSequence, handler: { _ in seen.append(lines()) }, fellBehind: {})
+        #expect((0..<10).map { _ in lines() }.allSatisfy { $0 == ["before"] })
+        #expect(made == 1, "ten windows drawing the same state between changes work it out once")
+        try await controller.append("after")
+        try await waitUntil("the event") { seen.count == 1 }
+        #expect(seen == [["before", "after"]])
+        #expect(lines() == ["before", "after"])
+        #expect(made == 2, "the change lets go of the value worked out for the state before it")
+        feed.remove(follower)
+    }
+
     @Test func aStateLoadedWhileEventsAreHandedOutIsInStepWithThem() async throws {
         let controller = try await open()
         let (feed, follower, early) = follow(controller, after: 0)
