@@ -143,11 +143,7 @@ struct WindowsRun {
             let scratch = settings.parent.appendingPathComponent("scenesync-bench-floor-\(UUID().uuidString)", isDirectory: true)
             defer { try? FileManager.default.removeItem(at: scratch) }
             for real in rawFanOut {
-                guard let frame = real.frame else { continue }
-                progress("Floor: \(real.windows) raw windows, \(settings.warmup) + \(real.rounds) rounds, a \(frame.wireBytes)-byte frame")
-                floorFanOut.append(try await WindowsFloor.measure(
-                    windows: real.windows, payload: frame.payload, rounds: real.rounds, warmup: settings.warmup, interval: settings.interval,
-                    connectBatch: settings.connectBatch, scratch: scratch, problems: &serverProblems))
+                if let floor = try await measureFloor(beside: real, scratch: scratch, problems: &serverProblems) { floorFanOut.append(floor) }
             }
             if let frame = rawFanOut.first?.frame {
                 progress("Floor: memory with \(settings.memoryWindows) raw windows")
@@ -158,19 +154,26 @@ struct WindowsRun {
         }
         let chat = settings.chatWindows > 0 ? try await measureChat(executable: executable, problems: &serverProblems) : nil
         var huge = settings.hugeWindows > 0 ? try await measureHuge(executable: executable, problems: &serverProblems) : nil
-        if settings.floor, let frame = huge?.fanOut.frame, let large = huge {
+        if settings.floor, let large = huge {
             let scratch = settings.parent.appendingPathComponent("scenesync-bench-floor-\(UUID().uuidString)", isDirectory: true)
             defer { try? FileManager.default.removeItem(at: scratch) }
-            progress("Floor: \(large.fanOut.windows) raw windows, \(settings.warmup) + \(large.fanOut.rounds) rounds, a \(frame.wireBytes)-byte frame")
-            huge?.floor = try await WindowsFloor.measure(
-                windows: large.fanOut.windows, payload: frame.payload, rounds: large.fanOut.rounds, warmup: settings.warmup,
-                interval: settings.interval, connectBatch: settings.connectBatch, scratch: scratch, problems: &serverProblems)
+            huge?.floor = try await measureFloor(beside: large.fanOut, scratch: scratch, problems: &serverProblems)
         }
         return WindowsResults(
             settings: settings, server: executable, fileLimit: fileLimit, loadAverageAtEnd: ProcessCPU.loadAverage(),
             fanOut: fanOut, rawFanOut: rawFanOut, patches: patches, memory: memory!, restaurant: restaurant,
             listMemory: listMemory, floorFanOut: floorFanOut, floorMemory: floorMemory, chat: chat, huge: huge,
             serverProblems: serverProblems, wallTime: start.duration(to: clock.now))
+    }
+
+    /// The floor with as many raw windows, rounds and the same patch as `real`; `nil` if `real`
+    /// captured no patch.
+    private func measureFloor(beside real: WindowsFanOutResult, scratch: URL, problems: inout [String]) async throws -> WindowsFanOutResult? {
+        guard let frame = real.frame else { return nil }
+        progress("Floor: \(real.windows) raw windows, \(settings.warmup) + \(real.rounds) rounds, a \(frame.wireBytes)-byte frame")
+        return try await WindowsFloor.measure(
+            windows: real.windows, payload: frame.payload, rounds: real.rounds, warmup: settings.warmup, interval: settings.interval,
+            connectBatch: settings.connectBatch, scratch: scratch, problems: &problems)
     }
 
     /// `VmRSS` idle, then with `count` raw windows connected and settled, each with its first render.

@@ -96,8 +96,7 @@ public final class ItemsScreen: ScreenController {
     /// A row for every item: the same in every window, so built once per state for all of them
     /// (a window opening on 10,000 items shares the rows the last one drew).
     private var rows: [ViewNode] {
-        guard let model else { return items.map(row(for:)) }
-        return model.oncePerState("lootlogger.rows") { model.state.items.map(row(for:)) }
+        model.map { model in model.oncePerState("lootlogger.rows") { model.state.items.map(row(for:)) } } ?? []
     }
 
     /// How many items the screen shows.
