@@ -45,9 +45,16 @@ import Testing
             trim.note(messageOf: HeapTrim.largeMessage)
             try await Task.sleep(for: .milliseconds(20))
         }
+        let stoppedAt = ContinuousClock.now
         let trimmedAt = try #require(trim.trimmedAt.first, "no trim while messages kept coming")
         let lastBefore = try #require(notes.last { $0 < trimmedAt })
-        #expect(lastBefore.duration(to: trimmedAt) < quiet, "trimmed before things were quiet")
+        // On a machine so busy that this loop stood still for a quiet period, the stream did go
+        // quiet, and a trim then is right.
+        let times = notes + [stoppedAt]
+        let longestGap = zip(times, times.dropFirst()).map { $0.duration(to: $1) }.max() ?? .zero
+        if longestGap < quiet {
+            #expect(lastBefore.duration(to: trimmedAt) < quiet, "trimmed before things were quiet")
+        }
     }
 
     @Test func trimsAreAtLeastTheGapApart() async throws {
