@@ -12,6 +12,12 @@ import SceneSyncUI
 /// Comparing costs a fraction of encoding. The bytes are a `ByteBuffer` that every window's frame
 /// shares: a thousand windows sent one patch hold one copy of it, not a thousand.
 ///
+/// A window's first render is kept too, the last one only: windows that open on the same screen
+/// in the same state (a thousand windows opening on one list between two changes) are sent the
+/// same render, and share its bytes, however long the list. Comparing is cheap where it matters:
+/// a screen's rows built once per state (`SharedModel.oncePerState`) are one array in every
+/// window's tree, and arrays that share their storage compare equal at once.
+///
 /// Windows are sent their patches in the same order at every change, so which kept patch the
 /// next window matches follows a pattern: the same one again (windows alike), or the one beside
 /// the last match (people's windows in turn). That one is compared first, so a window usually
@@ -24,8 +30,12 @@ struct SharedPatchEncoder {
 
     /// The last patches encoded, and their bytes, the newest first.
     private var recent: [(message: ServerMessage, bytes: ByteBuffer)] = []
+    /// The last render encoded, and its bytes.
+    private var lastRender: (message: ServerMessage, bytes: ByteBuffer)?
     /// How many patches were encoded rather than reused.
     private(set) var patchEncodings = 0
+    /// How many renders were encoded rather than reused.
+    private(set) var renderEncodings = 0
     /// How many times a patch was compared with a kept one.
     private(set) var comparisons = 0
     /// Where in ``recent`` the last window's patch was found, and how far that was from the one
@@ -33,8 +43,10 @@ struct SharedPatchEncoder {
     private var lastMatch = 0
     private var step = 0
 
-    /// Encodes `message`, or reuses the bytes of a recent patch if this is the same patch.
+    /// Encodes `message`, or reuses the bytes of a recent patch, or of the last render, if this is
+    /// the same message.
     mutating func encode(_ message: ServerMessage) -> ByteBuffer {
+        if case .render = message { return render(message) }
         guard case .patch = message else { return WindowProtocol.encodeBuffer(message) }
         if let index = keptIndex(of: message) { return recent[index].bytes }
         patchEncodings += 1
@@ -47,6 +59,16 @@ struct SharedPatchEncoder {
         recent.insert((message, bytes), at: 0)
         if recent.count > Self.recentPatchCount { recent.removeLast() }
         (lastMatch, step) = (0, 0)
+        return bytes
+    }
+
+    /// The bytes of the last render if `message` is the same, else `message` encoded and kept
+    /// in its place.
+    private mutating func render(_ message: ServerMessage) -> ByteBuffer {
+        if let lastRender, lastRender.message == message { return lastRender.bytes }
+        renderEncodings += 1
+        let bytes = WindowProtocol.encodeBuffer(message)
+        lastRender = (message, bytes)
         return bytes
     }
 

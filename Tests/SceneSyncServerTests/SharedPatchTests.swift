@@ -5,7 +5,8 @@ import SceneSync
 import SceneSyncServerTesting
 import Testing
 
-/// A patch sent to many windows alike is encoded once; anything else is encoded for each.
+/// A patch sent to many windows alike is encoded once, and so is a render that windows opening on
+/// the same screen in the same state are sent; anything else is encoded for each.
 @MainActor
 @Suite struct SharedPatchTests {
     private static let row = ViewNode(id: "item-1", kind: .row, props: ["title": "Spork", "detail": "$7"])
@@ -107,6 +108,46 @@ import Testing
             #expect(sequences.count == taps)
             #expect(window.problems.isEmpty)
         }
+        try await server.stop()
+    }
+
+    @Test func theSameRenderForTheNextWindowIsTheSameBytesAndADifferentOneIsEncodedAgain() {
+        // The rows a list builds once per state: the same array in every window's tree.
+        let rows = (0..<500).map { ViewNode(id: "item-\($0)", kind: .row, props: ["title": .string("Row \($0)")]) }
+        func render(_ rows: [ViewNode], seq: UInt64 = 5, route: String = "items") -> ServerMessage {
+            .render(root: ViewNode(id: "items", kind: .table, children: rows), seq: ["lootlogger": seq], route: route)
+        }
+        var encoder = SharedPatchEncoder()
+        let first = encoder.encode(render(rows))
+        #expect(first == WindowProtocol.encodeBuffer(render(rows)))
+        #expect(encoder.encode(render(rows)) == first)
+        #expect(encoder.renderEncodings == 1)
+
+        var changed = rows
+        changed[499].props["title"] = "Spork"
+        let variants = [render(changed), render(rows, seq: 6), render(rows, route: "item/1"), render(Array(rows.dropLast()))]
+        for variant in variants {
+            #expect(encoder.encode(variant) == WindowProtocol.encodeBuffer(variant))
+        }
+        #expect(encoder.renderEncodings == 1 + variants.count)
+        // Only the last render is kept.
+        #expect(encoder.encode(render(rows)) == first)
+        #expect(encoder.renderEncodings == 2 + variants.count)
+        #expect(encoder.patchEncodings == 0)
+    }
+
+    @Test func windowsOpeningOnTheSameStateShareOneRender() async throws {
+        let server = try await TestServer.start()
+        let runtime = try #require(server.server.runtime(named: TallyAppDelegate.app))
+        var windows = [try await server.openWindow()]
+        let renders = runtime.encoder.renderEncodings
+        for _ in 0..<4 { windows.append(try await server.openWindow()) }
+        #expect(runtime.encoder.renderEncodings == renders)
+        windows[0].tap(TallyScreen.NodeID.add)
+        try await windows[0].waitUntil("the new line") { windows[0].view?.node(TallyScreen.NodeID.row(1)) != nil }
+        let later = try await server.openWindow()
+        #expect(runtime.encoder.renderEncodings == renders + 1)
+        #expect(later.view?.node(TallyScreen.NodeID.row(1)) != nil)
         try await server.stop()
     }
 
