@@ -195,6 +195,13 @@ struct WindowsReport: Sendable {
         return String(format: "%.1f×", numerator / denominator)
     }
 
+    /// What one more window costs and what the windows share, from the reading at half of them.
+    private static func marginal(_ memory: WindowsMemoryResult) -> String {
+        guard let half = memory.halfKilobytes, let marginal = memory.marginalKilobytesPerWindow, let shared = memory.sharedKilobytes else { return "" }
+        return "; by itself a window adds (\(memory.loadedKilobytes) − \(half) KiB) / \(memory.windows - memory.windows / 2) = "
+            + String(format: "%.1f KiB, and the windows share %@", marginal, mebibytes(Int(shared.rounded())))
+    }
+
     private func hugeLines(_ huge: WindowsHugeResult) -> [String] {
         let memory = huge.memory
         return [
@@ -255,6 +262,7 @@ struct WindowsReport: Sendable {
             "With \(Report.grouped(Double(list.memory.windows))) raw windows on a list of \(Report.grouped(Double(list.items))) items: "
                 + "(\(list.memory.loadedKilobytes) − \(list.memory.idleKilobytes) KiB) / \(list.memory.windows) = "
                 + String(format: "%.1f KiB per window (connecting took %.1f s)", list.memory.kilobytesPerWindow, list.memory.connectTime.seconds)
+                + Self.marginal(list.memory)
         } + (results.floorMemory.map { floor in
             ["The floor (\(Self.floorDescription)) with \(Report.grouped(Double(floor.windows))) raw windows: "
                 + "(\(floor.loadedKilobytes) − \(floor.idleKilobytes) KiB) / \(floor.windows) = "
@@ -285,9 +293,11 @@ struct WindowsReport: Sendable {
         let memoryLimit = "≤ 30 KB (\(String(format: "%.1f", Self.memoryLimitBytes / 1_024)) KiB) per window"
         let memories = [(results.settings.listSizes.first ?? 0, results.memory)] + results.listMemory.map { ($0.items, $0.memory) }
         for (items, memory) in memories {
-            let bytes = memory.kilobytesPerWindow * 1_024
+            // A window's own memory: what one more adds, where measured; else the average.
+            let perWindow = memory.marginalKilobytesPerWindow ?? memory.kilobytesPerWindow
+            let how = memory.marginalKilobytesPerWindow == nil ? "" : String(format: " by itself (%.1f KiB with what the windows share)", memory.kilobytesPerWindow)
             lines.append("Server memory \(memoryLimit) on a \(Report.grouped(Double(items)))-row list: "
-                + String(format: "%.1f KiB", memory.kilobytesPerWindow) + " -> \(Self.verdict(bytes <= Self.memoryLimitBytes))")
+                + String(format: "%.1f KiB", perWindow) + how + " -> \(Self.verdict(perWindow * 1_024 <= Self.memoryLimitBytes))")
         }
         let target = Self.hugeTarget
         if let huge = results.huge {

@@ -14,8 +14,23 @@ struct WindowsMemoryResult: Sendable {
     let connectTime: Duration
     /// How long the server stayed busy after the windows closed.
     let closeTime: Duration
+    /// `VmRSS` with half the windows connected and settled, in KiB, where it was read.
+    var halfKilobytes: Int?
 
+    /// Everything the windows added, divided among them: what they share (a list's rows, built
+    /// once per state) included.
     var kilobytesPerWindow: Double { Double(loadedKilobytes - idleKilobytes) / Double(max(windows, 1)) }
+
+    /// What one more window adds: the growth from half the windows to all of them, per window.
+    var marginalKilobytesPerWindow: Double? {
+        guard let halfKilobytes, windows > 1 else { return nil }
+        return Double(loadedKilobytes - halfKilobytes) / Double(windows - windows / 2)
+    }
+
+    /// What the windows add besides their own memory: what they share, in KiB.
+    var sharedKilobytes: Double? {
+        marginalKilobytesPerWindow.map { Double(loadedKilobytes - idleKilobytes) - $0 * Double(windows) }
+    }
 }
 
 /// The server's memory with raw windows on a list of one size.
@@ -176,20 +191,28 @@ struct WindowsRun {
             connectBatch: settings.connectBatch, scratch: scratch, problems: &problems)
     }
 
-    /// `VmRSS` idle, then with `count` raw windows connected and settled, each with its first render.
+    /// `VmRSS` idle, then with half of `count` raw windows and with all of them, connected and
+    /// settled, each with its first render: the second step is what a window costs by itself.
     private func measureRawMemory(_ server: WindowsServerProcess, windows count: Int) async throws -> WindowsMemoryResult {
         await server.waitUntilIdle()
         try await Task.sleep(for: settings.settle)
         let idle = try server.residentKilobytes()
-        let (pid, settle) = (server.pid, settings.settle)
-        let (loaded, connectTime) = try await RawWindows.measure(
-            count, port: server.port, app: WindowsFleet.app, batch: settings.connectBatch, thread: "scenesync-bench memory windows"
-        ) { _, connectTime in
+        let (pid, settle, port, batch) = (server.pid, settings.settle, server.port, settings.connectBatch)
+        let (half, loaded, connectTime) = try await RawWindows.measure(
+            count / 2, port: port, app: WindowsFleet.app, batch: batch, thread: "scenesync-bench memory windows"
+        ) { windows, halfTime in
             Thread.sleep(forTimeInterval: settle.seconds)
-            return (try WindowsServerProcess.residentKilobytes(pid: pid), connectTime)
+            let half = try WindowsServerProcess.residentKilobytes(pid: pid)
+            let clock = ContinuousClock()
+            let start = clock.now
+            try windows.open(count, port: port, app: WindowsFleet.app, batch: batch, clock: clock)
+            let connectTime = halfTime + start.duration(to: clock.now)
+            Thread.sleep(forTimeInterval: settle.seconds)
+            return (half, try WindowsServerProcess.residentKilobytes(pid: pid), connectTime)
         }
         let closeTime = await server.waitUntilIdle()
-        return WindowsMemoryResult(windows: count, idleKilobytes: idle, loadedKilobytes: loaded, connectTime: connectTime, closeTime: closeTime)
+        return WindowsMemoryResult(windows: count, idleKilobytes: idle, loadedKilobytes: loaded, connectTime: connectTime, closeTime: closeTime,
+                                   halfKilobytes: half)
     }
 
     /// A new Chat message to `chatWindows` raw windows, on a conversation of 100 messages between
