@@ -41,21 +41,84 @@ extension PostgresDatabase {
                 outcome.settle(.failure(error))
             }
         }
-        let watch = Task {
-            var closedChecks = 0
-            while closedChecks < 2 {
-                guard (try? await Task.sleep(for: interval)) != nil else { return }
-                closedChecks = connection.isClosed ? closedChecks + 1 : 0
-            }
+        let watch = interval == lostAnswerCheckInterval ? LostAnswerWatch.standard : LostAnswerWatch(interval: interval)
+        let watched = watch.watch(connection) {
             work.cancel()
             outcome.settle(.failure(PostgresStorageError.database(
                 operation: "wait for an answer", sqlState: nil, message: "the connection closed before the database answered")))
         }
-        defer { watch.cancel() }
+        defer { watch.stopWatching(watched) }
         return try await withTaskCancellationHandler {
             try await outcome.value
         } onCancel: {
             work.cancel()
+        }
+    }
+}
+
+/// Watches the connections that tasks wait on for answers, with one task for all of them, rather
+/// than one timer for each wait: every `interval` it looks at each watched connection, and gives
+/// up on a wait whose connection it has seen closed twice running.
+final class LostAnswerWatch: Sendable {
+    /// The watch `unlessAnswerLost(on:checkEvery:_:)` uses with its usual interval.
+    static let standard = LostAnswerWatch(interval: PostgresDatabase.lostAnswerCheckInterval)
+
+    private struct Watched {
+        let connection: PostgresConnection
+        var closedChecks = 0
+        let abandon: @Sendable () -> Void
+    }
+
+    private struct State {
+        var watched: [Int: Watched] = [:]
+        var lastID = 0
+        /// Whether the task that looks at the connections runs; it ends when none is watched.
+        var running = false
+    }
+
+    let interval: Duration
+    private let state = Mutex(State())
+
+    init(interval: Duration) {
+        self.interval = interval
+    }
+
+    /// Watches `connection` until ``stopWatching(_:)`` with the number returned; `abandon` is
+    /// called, once, if the connection stays closed for `interval`.
+    func watch(_ connection: PostgresConnection, abandon: @escaping @Sendable () -> Void) -> Int {
+        let (id, start) = state.withLock { state -> (Int, Bool) in
+            state.lastID += 1
+            state.watched[state.lastID] = Watched(connection: connection, abandon: abandon)
+            defer { state.running = true }
+            return (state.lastID, !state.running)
+        }
+        if start { Task.detached { await self.run() } }
+        return id
+    }
+
+    func stopWatching(_ id: Int) {
+        state.withLock { _ = $0.watched.removeValue(forKey: id) }
+    }
+
+    private func run() async {
+        while true {
+            try? await Task.sleep(for: interval)
+            let (abandoned, ended) = state.withLock { state -> ([@Sendable () -> Void], Bool) in
+                var abandoned: [@Sendable () -> Void] = []
+                for (id, var watched) in state.watched {
+                    watched.closedChecks = watched.connection.isClosed ? watched.closedChecks + 1 : 0
+                    if watched.closedChecks >= 2 {
+                        state.watched[id] = nil
+                        abandoned.append(watched.abandon)
+                    } else {
+                        state.watched[id] = watched
+                    }
+                }
+                if state.watched.isEmpty { state.running = false }
+                return (abandoned, !state.running)
+            }
+            for abandon in abandoned { abandon() }
+            if ended { return }
         }
     }
 }
