@@ -34,8 +34,9 @@ struct SharedPatchEncoder {
     private var lastRender: (message: ServerMessage, bytes: ByteBuffer)?
     /// How many patches were encoded rather than reused.
     private(set) var patchEncodings = 0
-    /// How many renders were encoded rather than reused.
+    /// How many renders were encoded rather than reused, and how many reused.
     private(set) var renderEncodings = 0
+    private(set) var renderReuses = 0
     /// How many times a patch was compared with a kept one.
     private(set) var comparisons = 0
     /// Where in ``recent`` the last window's patch was found, and how far that was from the one
@@ -65,7 +66,10 @@ struct SharedPatchEncoder {
     /// The bytes of the last render if `message` is the same, else `message` encoded and kept
     /// in its place.
     private mutating func render(_ message: ServerMessage) -> ByteBuffer {
-        if let lastRender, lastRender.message == message { return lastRender.bytes }
+        if let lastRender, lastRender.message == message {
+            renderReuses += 1
+            return lastRender.bytes
+        }
         renderEncodings += 1
         let bytes = WindowProtocol.encodeBuffer(message)
         lastRender = (message, bytes)

@@ -180,9 +180,16 @@ final class WindowConnection: WindowOutlet {
         close(.noHello)
     }
 
-    /// A resume point is written as the `render` message it amounts to, by the protocol's writer.
-    nonisolated var resumePointWriter: (@Sendable (ViewNode, [String: UInt64], String) -> Data?)? {
-        { root, seq, route in WindowProtocol.encode(.render(root: root, seq: seq, route: route)) }
+    /// A resume point is written as the `render` message it amounts to, by the app's encoder, so
+    /// that windows closing together on one screen in one state share one encoding (see
+    /// ``SharedPatchEncoder``); one too large to keep is not copied out of it.
+    var resumePointWriter: (@MainActor (ViewNode, [String: UInt64], String) -> Data?)? {
+        { [weak runtime] root, seq, route in
+            let message = ServerMessage.render(root: root, seq: seq, route: route)
+            guard let runtime else { return WindowProtocol.encode(message) }
+            let bytes = runtime.encoder.encode(message)
+            return bytes.readableBytes <= SceneWindow.resumePointLimit ? Data(bytes.readableBytesView) : nil
+        }
     }
 
     func openWindow(with activity: SceneActivity) {

@@ -73,7 +73,7 @@ public final class SceneWindow: SceneUserInterface {
 
     var outlet: (any WindowOutlet)?
     /// How the outlet the window was last attached to writes resume points.
-    var resumePointWriter: (@Sendable (ViewNode, [String: UInt64], String) -> Data?)?
+    var resumePointWriter: (@MainActor (ViewNode, [String: UInt64], String) -> Data?)?
     private var alerts: [Alert] = []
     private var notices: [Notice] = []
     private var noticeCounter = 0

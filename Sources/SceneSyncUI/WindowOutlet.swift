@@ -10,13 +10,14 @@ public protocol WindowOutlet: AnyObject {
     func openWindow(with activity: SceneActivity)
     /// Writes a window's resume point (the tree it was last sent, the sequence numbers and the
     /// route) as a JSON object with the keys `root`, `seq` and `route` (others are ignored), faster
-    /// than `JSONEncoder` can: when many windows close at once, each writes one. `nil` (the
+    /// than `JSONEncoder` can: when many windows close at once, each writes one. It may answer
+    /// `nil` for one larger than ``SceneWindow/resumePointLimit``, which is not kept. `nil` (the
     /// default) leaves it to `JSONEncoder`.
-    var resumePointWriter: (@Sendable (_ root: ViewNode, _ seq: [String: UInt64], _ route: String) -> Data?)? { get }
+    var resumePointWriter: (@MainActor (_ root: ViewNode, _ seq: [String: UInt64], _ route: String) -> Data?)? { get }
 }
 
 extension WindowOutlet {
-    public var resumePointWriter: (@Sendable (_ root: ViewNode, _ seq: [String: UInt64], _ route: String) -> Data?)? { nil }
+    public var resumePointWriter: (@MainActor (_ root: ViewNode, _ seq: [String: UInt64], _ route: String) -> Data?)? { nil }
 }
 
 /// What a window sends its renderer: the whole view, or changes to what it was sent.

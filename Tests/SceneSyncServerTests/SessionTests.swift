@@ -25,6 +25,26 @@ import Testing
         try await server.stop()
     }
 
+    /// Windows closing together on one screen in one state share one encoding of their resume
+    /// point, and every one of them resumes from it.
+    @Test func windowsClosingTogetherShareTheirResumePointsEncodingAndEachResumes() async throws {
+        let server = try await TestServer.start()
+        let runtime = try #require(server.server.runtime(named: TallyAppDelegate.app))
+        var windows: [WindowClient] = []
+        for _ in 0..<4 { windows.append(try await server.openWindow()) }
+        let (renders, reuses) = (runtime.encoder.renderEncodings, runtime.encoder.renderReuses)
+        for window in windows { try await window.close() }
+        try await windows[0].waitUntil("the scenes to disconnect") { runtime.application.connectedScenes.isEmpty }
+        #expect(runtime.encoder.renderEncodings <= renders + 1)
+        #expect(runtime.encoder.renderReuses >= reuses + 3)
+        for window in windows {
+            let again = try await window.reconnect()
+            try await again.next(.resumed)
+            #expect(again.view == nil)
+        }
+        try await server.stop()
+    }
+
     @Test func twoWindowsWithOneSessionGetTwoSessions() async throws {
         let server = try await TestServer.start()
         let original = try await server.openWindow()
