@@ -77,7 +77,7 @@ struct WindowsBenchmark: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp(
         "Raw windows connected to measure memory per window on each list size after the first (0 to skip).",
-        discussion: "The default, 1,000, is that of --memory-windows: what the windows share (such as the node's one copy of the list's state) is divided among them, so fewer windows read higher."))
+        discussion: "The default, 1,000, is that of --memory-windows: what the windows share (such as the node's one copy of the list's state) is divided among them, so fewer windows read higher. The memory is read at half the windows too: what the second half adds is a window's own memory."))
     var listMemoryWindows = 1_000
 
     @Flag(inversion: .prefixedNo, help: "Measure the fan-out floor beside the raw windows: the same patch written to as many sockets by a bare loop.")
