@@ -35,26 +35,26 @@ import Testing
         try await waitUntil("another trim", timeout: .seconds(10)) { trim.trims == before + 1 }
     }
 
+    /// A trim that comes while messages keep coming, less than a quiet period apart, comes from
+    /// the longest delay. On a machine so busy that this loop stood still for a quiet period, the
+    /// stream did go quiet and the attempt shows nothing: it is made again.
     @Test func aSteadyStreamIsTrimmedWithinTheLongestDelay() async throws {
         let quiet = Duration.seconds(2)
-        let trim = HeapTrim(quietPeriod: quiet, maximumDelay: .milliseconds(300), minimumGap: .zero)
-        var notes: [ContinuousClock.Instant] = []
-        let deadline = ContinuousClock.now + .seconds(10)
-        while trim.trims == 0, ContinuousClock.now < deadline {
-            notes.append(.now)
-            trim.note(messageOf: HeapTrim.largeMessage)
-            try await Task.sleep(for: .milliseconds(20))
+        for _ in 0..<3 {
+            let trim = HeapTrim(quietPeriod: quiet, maximumDelay: .milliseconds(300), minimumGap: .zero)
+            var notes: [ContinuousClock.Instant] = []
+            let deadline = ContinuousClock.now + .seconds(10)
+            while trim.trims == 0, ContinuousClock.now < deadline {
+                notes.append(.now)
+                trim.note(messageOf: HeapTrim.largeMessage)
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let trimmedAt = try #require(trim.trimmedAt.first, "no trim while messages kept coming")
+            let steady = notes.filter { $0 < trimmedAt } + [trimmedAt]
+            let longestGap = zip(steady, steady.dropFirst()).map { $0.duration(to: $1) }.max() ?? .zero
+            if longestGap < quiet { return }
         }
-        let stoppedAt = ContinuousClock.now
-        let trimmedAt = try #require(trim.trimmedAt.first, "no trim while messages kept coming")
-        let lastBefore = try #require(notes.last { $0 < trimmedAt })
-        // On a machine so busy that this loop stood still for a quiet period, the stream did go
-        // quiet, and a trim then is right.
-        let times = notes + [stoppedAt]
-        let longestGap = zip(times, times.dropFirst()).map { $0.duration(to: $1) }.max() ?? .zero
-        if longestGap < quiet {
-            #expect(lastBefore.duration(to: trimmedAt) < quiet, "trimmed before things were quiet")
-        }
+        Issue.record("the messages were a quiet period apart somewhere before every trim")
     }
 
     @Test func trimsAreAtLeastTheGapApart() async throws {
