@@ -263,6 +263,40 @@ struct PostgresDatabaseTests {
         }
     }
 
+    /// The one task that watches every wait at the usual interval: several waits at once fail,
+    /// and a wait after that task has ended (nothing left to watch) starts it again.
+    @Test func waitsOnClosedConnectionsFailTogetherAndAfterTheWatchHasRested() async throws {
+        try await PostgresTestServer.withFreshDatabase { url in
+            func closedConnection(_ id: Int) async throws -> PostgresConnection {
+                let connection = try await PostgresConnection.connect(
+                    configuration: try url.connectionConfiguration(), id: id, logger: PostgresTestServer.logger)
+                try await connection.close()
+                return connection
+            }
+            let first = try await closedConnection(1), second = try await closedConnection(2)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for connection in [first, second] {
+                    group.addTask {
+                        await #expect(throws: PostgresStorageError.self) {
+                            try await Database.unlessAnswerLost(on: connection) {
+                                try await connection.query("SELECT 1", logger: PostgresTestServer.logger)
+                            }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            // With nothing to watch, the watch's task ends after one more look.
+            try await Task.sleep(for: Database.lostAnswerCheckInterval * 3)
+            let third = try await closedConnection(3)
+            await #expect(throws: PostgresStorageError.self) {
+                try await Database.unlessAnswerLost(on: third) {
+                    try await third.query("SELECT 1", logger: PostgresTestServer.logger)
+                }
+            }
+        }
+    }
+
     @Test func closingEndsTheStreams() async throws {
         try await PostgresTestServer.withFreshDatabase { url in
             let database = Database(url: url, logger: PostgresTestServer.logger)
