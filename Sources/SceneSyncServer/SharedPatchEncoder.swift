@@ -16,7 +16,8 @@ import SceneSyncUI
 /// in the same state (a thousand windows opening on one list between two changes) are sent the
 /// same render, and share its bytes, however long the list. Comparing is cheap where it matters:
 /// a screen's rows built once per state (`SharedModel.oncePerState`) are one array in every
-/// window's tree, and arrays that share their storage compare equal at once.
+/// window's tree, and arrays that share their storage compare equal at once. The kept render, its
+/// tree and its bytes, stay until the next render takes their place.
 ///
 /// Windows are sent their patches in the same order at every change, so which kept patch the
 /// next window matches follows a pattern: the same one again (windows alike), or the one beside

@@ -10,9 +10,10 @@ public protocol WindowOutlet: AnyObject {
     func openWindow(with activity: SceneActivity)
     /// Writes a window's resume point (the tree it was last sent, the sequence numbers and the
     /// route) as a JSON object with the keys `root`, `seq` and `route` (others are ignored), faster
-    /// than `JSONEncoder` can: when many windows close at once, each writes one. It may answer
-    /// `nil` for one larger than ``SceneWindow/resumePointLimit``, which is not kept. `nil` (the
-    /// default) leaves it to `JSONEncoder`.
+    /// than `JSONEncoder` can: when many windows close at once, each writes one. Called on the
+    /// main actor. The writer may answer `nil` for a point larger than
+    /// ``SceneWindow/resumePointLimit``: then no resume point is kept, as for any point over the
+    /// limit. No writer (the default) leaves the encoding to `JSONEncoder`.
     var resumePointWriter: (@MainActor (_ root: ViewNode, _ seq: [String: UInt64], _ route: String) -> Data?)? { get }
 }
 
