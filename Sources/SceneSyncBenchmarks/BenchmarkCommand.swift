@@ -3,21 +3,47 @@ import Foundation
 import Logging
 import SceneSyncSQLite
 
-/// `scenesync-bench`: durable intents per second through SceneSync's model controller, next to
-/// raw GRDB writes of the same rows, measured in one run so their ratio means something.
+/// `scenesync-bench`: the benchmarks, one subcommand each. Without one it runs ``SQLiteBenchmark``.
+///
+/// It parses its own options (`--directory`, `--markdown`) wherever they appear, so they apply to
+/// every subcommand that reads them; any other option belongs to a subcommand alone, for an option
+/// of this command would take a subcommand's option of the same name (such as `postgres
+/// --writers`) before the subcommand saw it.
 @main
 struct BenchmarkCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scenesync-bench",
+        abstract: "Measures SceneSync: durable intents, windows, encoding, widgets, Chat and PostgreSQL.",
+        discussion: """
+            Without a subcommand it runs `sqlite`. Progress goes to standard error, results to \
+            standard output.
+            """,
+        subcommands: [SQLiteBenchmark.self, WindowsBenchmark.self, EncodingBenchmark.self, WidgetBenchmark.self, ChatBenchmark.self,
+                      PostgresBenchmark.self, FloorServerCommand.self],
+        defaultSubcommand: SQLiteBenchmark.self)
+
+    @Option(help: "Directory in which the temporary database directories are made (default: the system's temporary directory).")
+    var directory: String?
+
+    @Flag(help: "Also print the results as Markdown, for BENCHMARKS.md.")
+    var markdown = false
+}
+
+/// `scenesync-bench sqlite`, the default: durable intents per second through SceneSync's model
+/// controller on SQLite, next to raw GRDB writes of the same rows, measured in one run so their
+/// ratio means something.
+struct SQLiteBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sqlite",
         abstract: "Measures durable LootLogger update intents per second against a raw GRDB baseline.",
         discussion: """
             Every configuration gets a fresh on-disk database in its own temporary directory, \
             deleted afterwards. Progress goes to standard error, results to standard output.
             `scenesync-bench windows` measures browser windows against a real server instead, and \
             `scenesync-bench encoding` what encoding one message for a window costs.
-            """,
-        subcommands: [WindowsBenchmark.self, EncodingBenchmark.self, WidgetBenchmark.self, ChatBenchmark.self, PostgresBenchmark.self,
-                      FloorServerCommand.self])
+            """)
+
+    @ParentCommand var parent: BenchmarkCommand
 
     @Option(help: "Intents per configuration with several writers, and for raw batched inserts.")
     var intents = 20_000
@@ -36,12 +62,6 @@ struct BenchmarkCommand: AsyncParsableCommand {
     @Option(help: "Intents per transaction for the raw batched baseline.")
     var batchSize = 64
 
-    @Option(help: "Directory in which the temporary database directories are made (default: the system's temporary directory).")
-    var directory: String?
-
-    @Flag(help: "Also print the results as Markdown, for BENCHMARKS.md.")
-    var markdown = false
-
     func validate() throws {
         guard intents > 0, serialIntents > 0 else { throw ValidationError("Intent counts must be positive.") }
         guard items > 0 else { throw ValidationError("--items must be positive.") }
@@ -49,8 +69,8 @@ struct BenchmarkCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let parent = directory.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? FileManager.default.temporaryDirectory
-        let context = try await MachineContext.current(scratchParent: parent)
+        let scratch = parent.directory.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? FileManager.default.temporaryDirectory
+        let context = try await MachineContext.current(scratchParent: scratch)
         var logger = Logger(label: "scenesync-bench") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = .warning
 
@@ -61,19 +81,19 @@ struct BenchmarkCommand: AsyncParsableCommand {
                 let count = perTransaction == 1 ? serialIntents : intents
                 progress("Raw GRDB, \(perTransaction) per transaction, \(sync), \(count) intents")
                 let workload = RawGRDBWorkload(durability: durability, intents: count, items: items, intentsPerTransaction: perTransaction)
-                measurements.append(try await ScratchDirectory.with(parent: parent, name: "raw") { try await workload.run(in: $0) })
+                measurements.append(try await ScratchDirectory.with(parent: scratch, name: "raw") { try await workload.run(in: $0) })
             }
             for writerCount in writers.counts {
                 let count = writerCount == 1 ? serialIntents : intents
                 progress("SceneSync, \(writerCount) writer\(writerCount == 1 ? "" : "s"), \(sync), \(count) intents")
                 let workload = SceneSyncWorkload(durability: durability, writers: writerCount, intents: count, items: items, logger: logger)
-                measurements.append(try await ScratchDirectory.with(parent: parent, name: "scenesync") { try await workload.run(in: $0) })
+                measurements.append(try await ScratchDirectory.with(parent: scratch, name: "scenesync") { try await workload.run(in: $0) })
             }
         }
 
         let report = Report(context: context, measurements: measurements, batchSize: batchSize, loadAverageAtEnd: ProcessCPU.loadAverage())
         print(report.plainText())
-        if markdown {
+        if parent.markdown {
             print("\n" + report.markdown())
         }
     }
