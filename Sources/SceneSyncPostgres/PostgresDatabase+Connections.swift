@@ -1,3 +1,4 @@
+import NIOCore
 import PostgresNIO
 import Synchronization
 
@@ -29,12 +30,15 @@ extension PostgresDatabase {
     /// would stop for good whatever waits for it: the poll that says this node lives, a commit,
     /// ``close()``. A connection that closes fails every query written to it before, so `body`,
     /// if it does not end within `interval` of the close, is waiting for a lost answer.
+    ///
+    /// `body` runs on the connection's event loop: each answer it waits for resumes it on the
+    /// thread that read the answer, rather than waking another thread to go on.
     static func unlessAnswerLost<Result: Sendable>(
         on connection: PostgresConnection, checkEvery interval: Duration = lostAnswerCheckInterval,
         _ body: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
         let outcome = FirstOutcome<Result>()
-        let work = Task {
+        let work = Task(executorPreference: EventLoopTaskExecutor(loop: connection.eventLoop)) {
             do {
                 outcome.settle(.success(try await body()))
             } catch {
@@ -149,5 +153,19 @@ final class FirstOutcome<Value: Sendable>: Sendable {
                 if let result { continuation.resume(with: result) }
             }
         }
+    }
+}
+
+/// Runs a task's jobs on one NIO event loop, as `Task(executorPreference:)` asks.
+final class EventLoopTaskExecutor: TaskExecutor {
+    let loop: any EventLoop
+
+    init(loop: any EventLoop) {
+        self.loop = loop
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }

@@ -297,6 +297,24 @@ struct PostgresDatabaseTests {
         }
     }
 
+    /// Work on a connection runs on the connection's event loop, before and after it waits for
+    /// an answer, so that an answer resumes it on the thread that read it.
+    @Test func workOnAConnectionRunsOnItsEventLoop() async throws {
+        try await PostgresTestServer.withFreshDatabase { url in
+            try await PostgresTestServer.withDatabase(url) { database in
+                for _ in 0..<3 {
+                    let (before, after) = try await database.perform("check the thread") { connection in
+                        let before = connection.eventLoop.inEventLoop
+                        try await connection.query("SELECT 1", logger: PostgresTestServer.logger)
+                        return (before, connection.eventLoop.inEventLoop)
+                    }
+                    #expect(before)
+                    #expect(after)
+                }
+            }
+        }
+    }
+
     @Test func closingEndsTheStreams() async throws {
         try await PostgresTestServer.withFreshDatabase { url in
             let database = Database(url: url, logger: PostgresTestServer.logger)
