@@ -58,8 +58,9 @@ public final class PostgresStorage: SceneSyncStorage {
         SELECT collection, key, value, NULL::bigint, NULL::bigint FROM scenesync_record WHERE app = $1
         """
 
-    /// Commits the batch in one transaction of one prepared statement (see `commitSQL`), which the
-    /// server parses and plans once per connection, not at every commit.
+    /// Commits the batch with one call of the `scenesync_commit` procedure, which writes the
+    /// batch and commits it before it answers (see `PostgresDatabase.commitProcedureSQL`): one
+    /// round trip. The call is a prepared statement, parsed once per connection.
     public func commit(_ batch: CommitBatch) async throws {
         guard let firstEvent = batch.events.first, let lastEvent = batch.events.last else { return }
         let app = batch.app
@@ -76,61 +77,54 @@ public final class PostgresStorage: SceneSyncStorage {
         guard let last = Int64(exactly: lastEvent.sequence) else { throw PostgresStorageError.sequenceOutOfRange(lastEvent.sequence) }
         let previous = Int64(firstEvent.sequence) - 1
         let trim = batch.trimThrough.map { Int64(clamping: $0) } ?? 0
-        let statement = CommitStatement(binds: Self.commitBinds(batch, previous: previous, last: last, trim: trim))
+        let statement = CommitCall(binds: Self.commitBinds(batch, previous: previous, last: last, trim: trim))
 
         try await database.perform("commit to the \(app) log") { [self] connection in
+            let committed: Bool
             do {
-                try await connection.withTransaction(logger: logger) { connection in
-                    // Prepared once per connection: the server plans it once, not at every commit.
-                    var taken = false
-                    for try await _ in try await connection.execute(statement, logger: logger) { taken = true }
-                    if !taken {
-                        // Another writer got there first (its commit finished before this
-                        // statement's update, which waited for its lock), or the batch is stale,
-                        // or another attempt committed one of its actions.
-                        let head = try await Self.head(app: app, on: connection, logger: logger)
-                        if head + 1 == firstEvent.sequence {
-                            let elsewhere = try await Self.committedElsewhere(batch.actions, on: connection, logger: logger)
-                            if !elsewhere.isEmpty { throw StorageError.actionsCommitted(app: app, actions: elsewhere) }
-                        }
-                        throw StorageError.sequenceConflict(app: app, expected: head + 1, got: firstEvent.sequence)
-                    }
-                }
-            } catch let error as PostgresTransactionError {
-                // A connection whose rollback failed may still be in the transaction: the pool
-                // must not lend it again.
-                let rolledBack = error.rollbackError == nil
-                if let conflict = error.closureError as? StorageError {
-                    if !rolledBack { try? await connection.close() }
-                    throw conflict
-                }
+                var answer: Bool?
+                for try await row in try await connection.execute(statement, logger: logger) { answer = row }
+                committed = answer == true
+            } catch {
                 let sqlState = PostgresStorageError.sqlState(of: error)
-                if rolledBack, sqlState == "23505" {
+                if sqlState == "23505" {
                     // An event with one of these numbers is logged already.
                     let head = try await Self.head(app: app, on: connection, logger: logger)
                     throw StorageError.sequenceConflict(app: app, expected: head + 1, got: firstEvent.sequence)
                 }
                 // A statement that failed to prepare fails at once on this connection from then
-                // on (postgres-nio keeps the error): let the pool open another. A transaction
-                // refused for a deadlock or a serialization failure (class 40) leaves the
-                // connection as it was.
-                if !rolledBack || sqlState?.hasPrefix("40") != true { try? await connection.close() }
+                // on (postgres-nio keeps the error): let the pool open another. A commit refused
+                // for a deadlock or a serialization failure (class 40) leaves the connection as
+                // it was.
+                if sqlState?.hasPrefix("40") != true { try? await connection.close() }
                 throw error
+            }
+            if !committed {
+                // Another writer got there first (its commit finished before this call's
+                // update, which waited for its lock), or the batch is stale, or another attempt
+                // committed one of its actions.
+                let head = try await Self.head(app: app, on: connection, logger: logger)
+                if head + 1 == firstEvent.sequence {
+                    let elsewhere = try await Self.committedElsewhere(batch.actions, on: connection, logger: logger)
+                    if !elsewhere.isEmpty { throw StorageError.actionsCommitted(app: app, actions: elsewhere) }
+                }
+                throw StorageError.sequenceConflict(app: app, expected: head + 1, got: firstEvent.sequence)
             }
         }
     }
 
-    /// ``commitSQL`` as a statement the connection prepares once. postgres-nio knows a prepared
-    /// statement by its name alone: a change to the SQL takes a new name, and the SQL must stay
-    /// the same for every storage that shares a pool.
-    struct CommitStatement: PostgresPreparedStatement {
-        static let name = "scenesync_commit_v1"
-        static var sql: String { PostgresStorage.commitSQL }
-        typealias Row = Void
+    /// The call of `scenesync_commit` as a statement the connection prepares once; its one row
+    /// says whether the batch was committed. postgres-nio knows a prepared statement by its name
+    /// alone: a change to the SQL takes a new name, and the SQL must stay the same for every
+    /// storage that shares a pool.
+    struct CommitCall: PostgresPreparedStatement {
+        static let name = "scenesync_commit_call_v1"
+        static let sql = "CALL scenesync_commit(" + (1...18).map { "$\($0)" }.joined(separator: ", ") + ", NULL)"
+        typealias Row = Bool
         let binds: PostgresBindings
 
         func makeBindings() -> PostgresBindings { binds }
-        func decodeRow(_ row: PostgresRow) {}
+        func decodeRow(_ row: PostgresRow) throws -> Bool { try row.decode(Bool.self) }
     }
 
     /// Those of `actions` that another attempt committed, when either attempt was sent again.
@@ -167,75 +161,6 @@ public final class PostgresStorage: SceneSyncStorage {
         for try await last in rows.decode(Int64.self) { head = UInt64(clamping: last) }
         return head
     }
-
-    /// The commit, one statement:
-    ///
-    /// - `head` takes the app's next sequence numbers: it creates the app's row if it has none
-    ///   (only a batch that starts at 1 may use the new row) or, under the row's lock, moves
-    ///   `last_sequence` from `$2` (the number before the batch's first) to `$3` (its last), and
-    ///   raises `first_retained` past a trim. If the row does not hold `$2`, or another attempt
-    ///   committed one of the batch's actions (`$14`, `$15`, `$17`, `$18`: session, ref,
-    ///   attempt, sent again) and either attempt was sent again, nothing changes and the statement returns no row: a conflict. A commit racing this one
-    ///   holds the row's lock until it ends, and then has moved `last_sequence`, so an action it
-    ///   committed that this statement's snapshot cannot see still refuses the batch.
-    /// - `appended`, `saved`, `deleted` and `trimmed` only act once `head` has taken the numbers
-    ///   (`taken`): they append every event with one `INSERT … SELECT FROM unnest(…)`, upsert and
-    ///   delete the records (the batch's last change to each key only, so they touch distinct
-    ///   rows), and drop events up to `$4` (0: none). Events the same batch trims are not
-    ///   appended, as if appended then trimmed.
-    /// - `acted` records the windows' actions the batch carried out (`$14`–`$18`: session, ref,
-    ///   first sequence number, attempt, sent again), keeping an earlier record of the same attempt's; `forgotten` drops
-    ///   those of trimmed events.
-    /// - It ends with one `pg_notify` for the whole batch, `"<app> <last sequence>"`, delivered
-    ///   to other nodes when the transaction commits.
-    ///
-    /// Arrays: postgres-nio binds arrays of non-optional elements only, so an event without an
-    /// origin is sent as an empty string (a scene session id is 32 hex digits, never empty) and
-    /// stored as `NULL`; deletions travel in their own arrays.
-    static let commitSQL = """
-        WITH head AS (
-            INSERT INTO scenesync_model AS m (app, last_sequence, first_retained)
-            VALUES ($1, CASE WHEN $2 = 0 THEN $3 ELSE 0 END, GREATEST(1, $4 + 1))
-            ON CONFLICT (app) DO UPDATE SET last_sequence = $3, first_retained = GREATEST(m.first_retained, $4 + 1)
-            WHERE m.last_sequence = $2 AND NOT EXISTS (
-                SELECT FROM scenesync_committed_action AS c
-                JOIN unnest($14::text[], $15::bigint[], $17::bigint[], $18::boolean[]) AS a (session_id, ref, attempt, resent)
-                ON c.session_id = a.session_id AND c.ref = a.ref
-                WHERE c.attempt IS DISTINCT FROM a.attempt AND (a.resent OR c.resent))
-            RETURNING m.last_sequence
-        ), taken AS (
-            SELECT FROM head WHERE last_sequence = $3
-        ), appended AS (
-            INSERT INTO scenesync_event (app, sequence, origin, timestamp, payload)
-            SELECT $1, e.sequence, NULLIF(e.origin, ''), e.timestamp, e.payload
-            FROM unnest($5::bigint[], $6::text[], $7::float8[], $8::bytea[]) AS e (sequence, origin, timestamp, payload)
-            WHERE e.sequence > $4 AND EXISTS (SELECT FROM taken)
-        ), saved AS (
-            INSERT INTO scenesync_record (app, collection, key, value)
-            SELECT $1, r.collection, r.key, r.value
-            FROM unnest($9::text[], $10::text[], $11::bytea[]) AS r (collection, key, value)
-            WHERE EXISTS (SELECT FROM taken)
-            ON CONFLICT (app, collection, key) DO UPDATE SET value = excluded.value
-        ), deleted AS (
-            DELETE FROM scenesync_record AS r
-            USING unnest($12::text[], $13::text[]) AS d (collection, key)
-            WHERE r.app = $1 AND r.collection = d.collection AND r.key = d.key AND EXISTS (SELECT FROM taken)
-        ), trimmed AS (
-            DELETE FROM scenesync_event
-            WHERE app = $1 AND sequence <= $4 AND EXISTS (SELECT FROM taken)
-        ), acted AS (
-            INSERT INTO scenesync_committed_action (session_id, ref, app, sequence, attempt, resent)
-            SELECT a.session_id, a.ref, $1, a.sequence, a.attempt, a.resent
-            FROM unnest($14::text[], $15::bigint[], $16::bigint[], $17::bigint[], $18::boolean[])
-                AS a (session_id, ref, sequence, attempt, resent)
-            WHERE EXISTS (SELECT FROM taken)
-            ON CONFLICT (session_id, ref) DO NOTHING
-        ), forgotten AS (
-            DELETE FROM scenesync_committed_action
-            WHERE app = $1 AND sequence <= $4 AND EXISTS (SELECT FROM taken)
-        )
-        SELECT pg_notify('\(PostgresDatabase.channel)', $1 || ' ' || $3) FROM taken
-        """
 
     private static func commitBinds(_ batch: CommitBatch, previous: Int64, last: Int64, trim: Int64) -> PostgresBindings {
         // A later change to a key replaces an earlier one, so only the last change to each key

@@ -157,6 +157,52 @@ struct PostgresStorageTests {
         }
     }
 
+    @Test func aBatchRefusedAtItsCommitIsNotAcknowledged() async throws {
+        try await PostgresTestServer.withFreshDatabase { url in
+            try await PostgresTestServer.withDatabase(url) { database in
+                let storage = database.storage(scope: "s", node: "a")
+                try await storage.commit(Fixture.batch("log", 1...1))
+                // A deferred constraint trigger runs when the transaction commits, after the
+                // statement that wrote the rows has finished: the commit itself fails.
+                try await PostgresTestServer.withConnection(url) { connection in
+                    for statement in [
+                        """
+                        CREATE FUNCTION refuse_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+                        BEGIN RAISE EXCEPTION 'refused at commit'; END $$
+                        """,
+                        """
+                        CREATE CONSTRAINT TRIGGER refuse_at_commit AFTER INSERT ON scenesync_event
+                        DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NEW.sequence = 2) EXECUTE FUNCTION refuse_at_commit()
+                        """,
+                    ] {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: PostgresTestServer.logger)
+                    }
+                }
+                for _ in 0..<3 {
+                    let error = await #expect(throws: PostgresStorageError.self) {
+                        try await storage.commit(Fixture.batch("log", 2...3, record: "b"))
+                    }
+                    guard case let .database(operation, sqlState, message)? = error else { continue }
+                    #expect(operation == "commit to the log log")
+                    #expect(sqlState == "P0001")
+                    #expect(message.contains("refused at commit"))
+                }
+                var model = try await storage.loadModel(app: "log")
+                #expect(model.lastSequence == 1)
+                #expect(model.records.collections["c"]?.keys.sorted() == ["a"])
+                #expect(try await storage.events(app: "log", after: 0, limit: 10).map(\.sequence) == [1])
+
+                try await PostgresTestServer.withConnection(url) { connection in
+                    try await connection.query("DROP TRIGGER refuse_at_commit ON scenesync_event", logger: PostgresTestServer.logger)
+                }
+                try await storage.commit(Fixture.batch("log", 2...3, record: "b"))
+                model = try await storage.loadModel(app: "log")
+                #expect(model.lastSequence == 3)
+                #expect(model.records.collections["c"]?.keys.sorted() == ["a", "b"])
+            }
+        }
+    }
+
     @Test func aCommitThatCouldNotBePreparedDoesNotSpoilItsConnection() async throws {
         try await PostgresTestServer.withFreshDatabase { url in
             try await PostgresTestServer.withDatabase(url) { database in
