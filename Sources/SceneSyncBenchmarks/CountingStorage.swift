@@ -3,10 +3,12 @@ import SceneSync
 import Synchronization
 
 /// Storage that forwards to another and counts commits, to show how many intents each group
-/// commit carried; the model controller cannot tell us.
+/// commit carried, and adds up the time the storage took for them; the model controller cannot
+/// tell us.
 final class CountingStorage: SceneSyncStorage {
     private let base: any SceneSyncStorage
     private let commitCount = Atomic<Int>(0)
+    private let commitNanoseconds = Atomic<Int64>(0)
 
     init(_ base: any SceneSyncStorage) {
         self.base = base
@@ -15,9 +17,16 @@ final class CountingStorage: SceneSyncStorage {
     /// Commits made so far that carried at least one event.
     var commits: Int { commitCount.load(ordering: .relaxed) }
 
+    /// The time the commits counted in ``commits`` took the storage, added up.
+    var commitTime: Duration { .nanoseconds(commitNanoseconds.load(ordering: .relaxed)) }
+
     func commit(_ batch: CommitBatch) async throws {
+        let start = ContinuousClock.now
         try await base.commit(batch)
-        if !batch.events.isEmpty { commitCount.add(1, ordering: .relaxed) }
+        guard !batch.events.isEmpty else { return }
+        let (seconds, attoseconds) = (ContinuousClock.now - start).components
+        commitNanoseconds.add(seconds * 1_000_000_000 + attoseconds / 1_000_000_000, ordering: .relaxed)
+        commitCount.add(1, ordering: .relaxed)
     }
 
     func loadModel(app: String) async throws -> StoredModel {

@@ -70,14 +70,14 @@ struct PostgresBenchmark: AsyncParsableCommand {
 
         print("PostgreSQL durable intents: LootLogger updates, each acknowledged after its commit (synchronous_commit on)")
         print("load average at start: \(ProcessCPU.loadAverage().map { String(describing: $0) } ?? "unknown")")
-        var rows: [(String, Int, Duration, Double, Duration?, Duration?, CPUReading)] = []
+        var rows: [(String, Int, Duration, Double, Duration?, Duration?, Duration?, CPUReading)] = []
         for perTransaction in [1, batchSize] {
             let count = perTransaction == 1 ? serialUpdates : updates
             progress("raw postgres-nio, \(perTransaction) per transaction, \(count) intents")
             let (elapsed, cpu) = try await server.withFreshDatabase { url in
                 try await RawPostgresWorkload(url: url, intents: count, items: items, perTransaction: perTransaction, logger: logger).run()
             }
-            rows.append(("raw, \(perTransaction) per transaction", count, elapsed, Double(perTransaction), nil, nil, cpu))
+            rows.append(("raw, \(perTransaction) per transaction", count, elapsed, Double(perTransaction), nil, nil, nil, cpu))
         }
         for nodeCount in nodes.counts {
             for writerCount in writers.counts where writerCount >= nodeCount {
@@ -88,16 +88,18 @@ struct PostgresBenchmark: AsyncParsableCommand {
                                                      items: items, logger: logger).run()
                 }
                 rows.append(("SceneSync, \(writerCount) writers, \(nodeCount) node\(nodeCount == 1 ? "" : "s")", count,
-                             result.elapsed, Double(count) / Double(max(result.commits, 1)), result.latency.p50, result.latency.p99, result.cpu))
+                             result.elapsed, Double(count) / Double(max(result.commits, 1)),
+                             result.commitTime / max(result.commits, 1), result.latency.p50, result.latency.p99, result.cpu))
             }
         }
         let rawBatched = rows.first { $0.0.hasPrefix("raw, \(batchSize)") }.map { Double($0.1) / $0.2.seconds } ?? 0
-        print("| configuration | intents | intents/s | × raw batched | intents/commit | p50 ms | p99 ms | CPU µs/intent, this process | CPU µs/intent, PostgreSQL |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for (name, count, elapsed, perCommit, p50, p99, cpu) in rows {
+        print("| configuration | intents | intents/s | × raw batched | intents/commit | storage ms a commit (ms between commits) | p50 ms | p99 ms | CPU µs/intent, this process | CPU µs/intent, PostgreSQL |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for (name, count, elapsed, perCommit, commitTime, p50, p99, cpu) in rows {
             let rate = Double(count) / elapsed.seconds
             let perIntent = { (time: Duration) in format(time.seconds * 1_000_000 / Double(count), 1) }
             print("| \(name) | \(count) | \(format(rate, 0)) | \(format(rate / rawBatched, 2)) | \(format(perCommit, 1)) | "
+                  + "\(commitTime.map { "\(format($0.milliseconds, 2)) (\(format(elapsed.milliseconds * perCommit / Double(count), 2)))" } ?? "–") | "
                   + "\(p50.map { format($0.milliseconds, 2) } ?? "–") | \(p99.map { format($0.milliseconds, 2) } ?? "–") | "
                   + "\(perIntent(cpu.bench)) | \(cpu.postgres.map(perIntent) ?? "–") |")
         }
@@ -208,14 +210,13 @@ struct PostgresIntentWorkload: Sendable {
     let items: Int
     let logger: Logger
 
-    func run() async throws -> (elapsed: Duration, latency: LatencySummary, cpu: CPUReading, commits: Int) {
+    func run() async throws -> (elapsed: Duration, latency: LatencySummary, cpu: CPUReading, commits: Int, commitTime: Duration) {
         let cluster = try await BenchNodes.start(url: url, count: nodes, logger: logger)
-        var stores: [ItemStore] = []
-        var storages: [CountingStorage] = []
-        for (index, database) in cluster.databases.enumerated() {
-            storages.append(CountingStorage(database.storage(scope: "lootlogger", node: "node-\(index)")))
-            stores.append(try await ItemStore(storage: storages[index], logger: logger))
+        let storages = cluster.databases.enumerated().map { index, database in
+            CountingStorage(database.storage(scope: "lootlogger", node: "node-\(index)"))
         }
+        var stores: [ItemStore] = []
+        for storage in storages { stores.append(try await ItemStore(storage: storage, logger: logger)) }
         var keys: [UUID] = []
         for index in 0..<items {
             keys.append(try await stores[0].create(name: "Item \(index)", value: String(index % 100), origin: nil).key)
@@ -226,6 +227,7 @@ struct PostgresIntentWorkload: Sendable {
         let itemKeys = keys
 
         let seedCommits = storages.reduce(0) { $0 + $1.commits }
+        let seedCommitTime = storages.reduce(Duration.zero) { $0 + $1.commitTime }
         let clock = ContinuousClock()
         let cpuAtStart = CPUReading.start()
         let start = clock.now
@@ -252,6 +254,7 @@ struct PostgresIntentWorkload: Sendable {
         let elapsed = start.duration(to: clock.now)
         let cpu = CPUReading.end().spent(since: cpuAtStart)
         let commits = storages.reduce(0) { $0 + $1.commits } - seedCommits
+        let commitTime = storages.reduce(Duration.zero) { $0 + $1.commitTime } - seedCommitTime
         try await stores[0].controller.catchUp()
         let committed = await stores[0].controller.lastSequence - seeded
         for store in stores { await store.controller.close() }
@@ -259,7 +262,7 @@ struct PostgresIntentWorkload: Sendable {
         guard committed == UInt64(intents), samples.count == intents, let latency = LatencySummary(samples) else {
             throw BenchmarkError.miscounted(expected: intents, committed: Int(committed), acknowledged: samples.count)
         }
-        return (elapsed, latency, cpu, commits)
+        return (elapsed, latency, cpu, commits, commitTime)
     }
 }
 
