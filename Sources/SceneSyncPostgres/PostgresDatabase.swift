@@ -152,9 +152,10 @@ public final class PostgresDatabase: Sendable {
     /// Stops listening, ends every ``PostgresStorage/logHeads(app:)`` stream, and closes the
     /// connections. Storages of this database fail with ``PostgresStorageError/closed`` after.
     public func close() async {
-        let (tasks, followers, transientFollowers, leaders, clientTask) = state.withLock { state in
+        let (tasks, followers, transientFollowers, leaders, clientTask, lanes) = state.withLock { state in
             state.phase = .closed
             defer {
+                state.commitLanes = [:]
                 state.listenerTask = nil
                 state.pollTask = nil
                 state.leadTask = nil
@@ -164,8 +165,10 @@ public final class PostgresDatabase: Sendable {
                 state.leaders = [:]
             }
             return ([state.listenerTask, state.pollTask, state.leadTask].compactMap { $0 }, Array(state.followers.values),
-                    Array(state.transientFollowers.values), Array(state.leaders.values), state.clientTask)
+                    Array(state.transientFollowers.values), Array(state.leaders.values), state.clientTask,
+                    Array(state.commitLanes.values))
         }
+        for lane in lanes { lane.close() }
         for task in tasks { task.cancel() }
         // A task waiting for a connection the pool does not make does not see its cancellation:
         // stopping the pool ends that wait. The tasks get a few seconds to end on their own first.
@@ -183,6 +186,32 @@ public final class PostgresDatabase: Sendable {
         clientTask?.cancel()
         await clientTask?.value
     }
+
+    /// Runs `body`, one of `app`'s commits, on the app's commit lane if the database runs, turning
+    /// postgres-nio's errors into ``PostgresStorageError/database(operation:sqlState:message:)``.
+    func performCommit(
+        app: String, _ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> Void
+    ) async throws {
+        let lane = try state.withLock { state -> PostgresCommitLane in
+            switch state.phase {
+            case .running: break
+            case .idle, .starting: throw PostgresStorageError.notStarted
+            case .closed: throw PostgresStorageError.closed
+            }
+            if let lane = state.commitLanes[app] { return lane }
+            let lane = PostgresCommitLane(database: self)
+            state.commitLanes[app] = lane
+            return lane
+        }
+        do {
+            try await lane.run(body)
+        } catch {
+            throw PostgresStorageError.wrap(error, operation: operation)
+        }
+    }
+
+    /// How long a commit lane keeps its connection after its last commit.
+    static let commitLaneIdleTime = Duration.seconds(1)
 
     /// Runs `body` on a connection of the pool if the database runs (see `withConnection(_:)`),
     /// turning postgres-nio's errors into ``PostgresStorageError/database(operation:sqlState:message:)``.
@@ -390,6 +419,8 @@ public final class PostgresDatabase: Sendable {
         var leadTask: Task<Void, Never>?
         /// Wakes ``leadTask`` when a lead is asked for or let go.
         var leadNudges: AsyncStream<Void>.Continuation?
+        /// Each app's commit lane, made at its first commit.
+        var commitLanes: [String: PostgresCommitLane] = [:]
     }
 
     struct Follower: Sendable {

@@ -60,7 +60,8 @@ public final class PostgresStorage: SceneSyncStorage {
 
     /// Commits the batch with one call of the `scenesync_commit` procedure, which writes the
     /// batch and commits it before it answers (see `PostgresDatabase.commitProcedureSQL`): one
-    /// round trip. The call is a prepared statement, parsed once per connection.
+    /// round trip. The call is a prepared statement, parsed once per connection, and runs on the
+    /// app's commit lane (see `PostgresCommitLane`), one connection kept while commits keep coming.
     public func commit(_ batch: CommitBatch) async throws {
         guard let firstEvent = batch.events.first, let lastEvent = batch.events.last else { return }
         let app = batch.app
@@ -79,7 +80,7 @@ public final class PostgresStorage: SceneSyncStorage {
         let trim = batch.trimThrough.map { Int64(clamping: $0) } ?? 0
         let statement = CommitCall(binds: Self.commitBinds(batch, previous: previous, last: last, trim: trim))
 
-        try await database.perform("commit to the \(app) log") { [self] connection in
+        try await database.performCommit(app: app, "commit to the \(app) log") { [self] connection in
             let committed: Bool
             do {
                 var answer: Bool?

@@ -1,7 +1,8 @@
 import Foundation
 import PostgresNIO
 import SceneSync
-import SceneSyncPostgres
+@testable import SceneSyncPostgres
+import Synchronization
 import Testing
 
 @Suite(.enabled(if: PostgresTestServer.isConfigured, PostgresTestServer.notConfigured), .timeLimit(.minutes(1)))
@@ -199,6 +200,39 @@ struct PostgresStorageTests {
                 model = try await storage.loadModel(app: "log")
                 #expect(model.lastSequence == 3)
                 #expect(model.records.collections["c"]?.keys.sorted() == ["a", "b"])
+            }
+        }
+    }
+
+    /// An app's commits keep one connection between them; one the server ended meanwhile is not
+    /// used again, and the next commit takes another.
+    @Test func commitsGoOnAfterTheServerEndedTheirConnection() async throws {
+        try await PostgresTestServer.withFreshDatabase { url in
+            try await PostgresTestServer.withDatabase(url) { database in
+                let storage = database.storage(scope: "s", node: "a")
+                try await storage.commit(Fixture.batch("log", 1...1))
+                try await storage.commit(Fixture.batch("other", 1...1))
+                try await PostgresTestServer.withConnection(url) { connection in
+                    try await connection.query("""
+                        SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                        WHERE datname = current_database() AND pid <> pg_backend_pid()
+                        """, logger: PostgresTestServer.logger)
+                }
+                // Long enough for the client to hear of the ends, well within the lane's idle time.
+                try await Task.sleep(for: .milliseconds(100))
+                try await storage.commit(Fixture.batch("log", 2...2))
+                try await storage.commit(Fixture.batch("other", 2...2))
+                #expect(try await storage.loadModel(app: "log").lastSequence == 2)
+                #expect(try await storage.loadModel(app: "other").lastSequence == 2)
+                // After the idle time the lane has given its connection back, and takes one again.
+                let lane = try #require(database.state.withLock { $0.commitLanes["log"] })
+                let deadline = ContinuousClock.now + Database.commitLaneIdleTime * 10
+                while lane.isServed, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                #expect(!lane.isServed)
+                try await storage.commit(Fixture.batch("log", 3...3))
+                #expect(try await storage.loadModel(app: "log").lastSequence == 3)
             }
         }
     }
