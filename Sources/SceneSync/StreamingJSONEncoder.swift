@@ -28,21 +28,67 @@ final class StreamingJSONEncoder {
 
 /// The bytes written so far and the containers open, innermost last. Anything it cannot follow
 /// sets ``unsupported``, after which every write is ignored.
+///
+/// Its state lives behind a pointer rather than in stored properties: Swift checks every write
+/// to a class's stored property for exclusive access at run time, a cost per byte written here,
+/// and this writer belongs to one task at a time.
 final class JSONStreamWriter {
-    private(set) var bytes: [UInt8] = []
-    private(set) var unsupported = false
-
     private struct OpenContainer {
         let id: Int
         let closer: UInt8
         var count = 0
     }
 
-    private var open: [OpenContainer] = []
-    private var lastID = 0
-    /// The value that may be written now: set by ``write(_:)`` for the value it encodes, cleared
-    /// once the value opens a container or writes itself.
-    private var fillable: Int?
+    private struct State {
+        var bytes: [UInt8] = []
+        var unsupported = false
+        var open: [OpenContainer] = []
+        var lastID = 0
+        /// The value that may be written now: set by ``write(_:)`` for the value it encodes,
+        /// cleared once the value opens a container or writes itself.
+        var fillable: Int?
+    }
+
+    private let state: UnsafeMutablePointer<State>
+
+    init() {
+        state = .allocate(capacity: 1)
+        var initial = State()
+        // Room for a typical event or record without growing.
+        initial.bytes.reserveCapacity(512)
+        initial.open.reserveCapacity(8)
+        state.initialize(to: initial)
+    }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+
+    private(set) var bytes: [UInt8] {
+        _read { yield state.pointee.bytes }
+        _modify { yield &state.pointee.bytes }
+    }
+
+    private(set) var unsupported: Bool {
+        get { state.pointee.unsupported }
+        set { state.pointee.unsupported = newValue }
+    }
+
+    private var open: [OpenContainer] {
+        _read { yield state.pointee.open }
+        _modify { yield &state.pointee.open }
+    }
+
+    private var lastID: Int {
+        get { state.pointee.lastID }
+        set { state.pointee.lastID = newValue }
+    }
+
+    private var fillable: Int? {
+        get { state.pointee.fillable }
+        set { state.pointee.fillable = newValue }
+    }
 
     func reset() {
         bytes.removeAll(keepingCapacity: true)
