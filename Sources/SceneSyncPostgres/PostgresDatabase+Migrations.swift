@@ -137,7 +137,8 @@ extension PostgresDatabase {
     ///   `last_sequence` from `p_previous` (the number before the batch's first) to `p_last` (its
     ///   last), and raises `first_retained` past a trim. If the row does not hold `p_previous`, or
     ///   another attempt committed one of the batch's actions and either attempt was sent again,
-    ///   nothing changes and `committed` comes back false: a conflict. A commit racing this one
+    ///   `committed` comes back false, a conflict, and the transaction is rolled back (a row
+    ///   `head` made for a batch that does not start at 1 goes with it). A commit racing this one
     ///   holds the row's lock until it ends, and then has moved `last_sequence`, so an action it
     ///   committed that this statement's snapshot cannot see still refuses the batch.
     /// - `appended`, `saved`, `deleted` and `trimmed` only act once `head` has taken the numbers
@@ -150,8 +151,8 @@ extension PostgresDatabase {
     ///   `forgotten` drops those of trimmed events.
     /// - A taken batch sends one `pg_notify`, `"<app> <last sequence>"`, delivered to other nodes
     ///   when the transaction commits.
-    /// - It ends with `COMMIT`, so the server has committed, or has refused the commit and says
-    ///   so, before it answers the `CALL`. A statement sent alone is committed only after its
+    /// - A taken batch ends with `COMMIT`, so the server has committed, or has refused the commit
+    ///   and says so, before it answers the `CALL`. A statement sent alone is committed only after its
     ///   answer (at the `Sync` that follows it), and postgres-nio ends a query at that answer, so
     ///   an error at commit time would come too late; and `BEGIN` and `COMMIT` as statements of
     ///   their own cost two more round trips. Called inside a transaction, the procedure fails
@@ -215,8 +216,11 @@ extension PostgresDatabase {
             committed := FOUND;
             IF committed THEN
                 PERFORM pg_notify('\(channel)', p_app || ' ' || p_last);
+                COMMIT;
+            ELSE
+                -- `head` may have made the app's row for a batch that does not start at 1.
+                ROLLBACK;
             END IF;
-            COMMIT;
         END
         $procedure$
         """

@@ -39,15 +39,20 @@ public final class PostgresDatabase: Sendable {
         /// How long ``PostgresDatabase/start()`` waits for the database to answer before it gives
         /// up. Fifteen seconds by default.
         public var startTimeout: Duration
+        /// How long an app keeps the connection its commits go by after its last commit, before it
+        /// gives it back to the pool. An app that commits again within this time commits on the
+        /// same connection, without borrowing one. One second by default.
+        public var commitConnectionIdleTime: Duration
 
         /// Options with the given values.
         public init(headPollInterval: Duration = .seconds(2), maximumConnections: Int = 16, nodeTimeout: Duration = .seconds(10),
-                    startTimeout: Duration = .seconds(15)) {
+                    startTimeout: Duration = .seconds(15), commitConnectionIdleTime: Duration = .seconds(1)) {
             self.headPollInterval = headPollInterval
             self.maximumConnections = maximumConnections
             // Nodes say they live once a poll: a timeout of fewer polls would take live nodes for dead.
             self.nodeTimeout = max(nodeTimeout, headPollInterval * 3)
             self.startTimeout = startTimeout
+            self.commitConnectionIdleTime = commitConnectionIdleTime
         }
     }
 
@@ -189,29 +194,32 @@ public final class PostgresDatabase: Sendable {
 
     /// Runs `body`, one of `app`'s commits, on the app's commit lane if the database runs, turning
     /// postgres-nio's errors into ``PostgresStorageError/database(operation:sqlState:message:)``.
+    ///
+    /// Lanes keep at most half the pool's connections (at least one): while that many are kept,
+    /// an app whose lane keeps none commits on a connection borrowed for the commit, so that
+    /// busy apps cannot take every connection from the rest of the database's work.
     func performCommit(
         app: String, _ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> Void
     ) async throws {
-        let lane = try state.withLock { state -> PostgresCommitLane in
+        let lane = try state.withLock { state -> PostgresCommitLane? in
             switch state.phase {
             case .running: break
             case .idle, .starting: throw PostgresStorageError.notStarted
             case .closed: throw PostgresStorageError.closed
             }
-            if let lane = state.commitLanes[app] { return lane }
-            let lane = PostgresCommitLane(database: self)
+            let lane = state.commitLanes[app] ?? PostgresCommitLane(database: self)
             state.commitLanes[app] = lane
-            return lane
+            if lane.isServed { return lane }
+            let served = state.commitLanes.values.count(where: \.isServed)
+            return served < max(1, options.maximumConnections / 2) ? lane : nil
         }
+        guard let lane else { return try await perform(operation, body) }
         do {
             try await lane.run(body)
         } catch {
             throw PostgresStorageError.wrap(error, operation: operation)
         }
     }
-
-    /// How long a commit lane keeps its connection after its last commit.
-    static let commitLaneIdleTime = Duration.seconds(1)
 
     /// Runs `body` on a connection of the pool if the database runs (see `withConnection(_:)`),
     /// turning postgres-nio's errors into ``PostgresStorageError/database(operation:sqlState:message:)``.

@@ -208,7 +208,7 @@ struct PostgresStorageTests {
     /// used again, and the next commit takes another.
     @Test func commitsGoOnAfterTheServerEndedTheirConnection() async throws {
         try await PostgresTestServer.withFreshDatabase { url in
-            try await PostgresTestServer.withDatabase(url) { database in
+            try await PostgresTestServer.withDatabase(url, options: .init(commitConnectionIdleTime: .seconds(60))) { database in
                 let storage = database.storage(scope: "s", node: "a")
                 try await storage.commit(Fixture.batch("log", 1...1))
                 try await storage.commit(Fixture.batch("other", 1...1))
@@ -218,21 +218,71 @@ struct PostgresStorageTests {
                         WHERE datname = current_database() AND pid <> pg_backend_pid()
                         """, logger: PostgresTestServer.logger)
                 }
-                // Long enough for the client to hear of the ends, well within the lane's idle time.
+                // Long enough for the client to hear of the ends.
                 try await Task.sleep(for: .milliseconds(100))
                 try await storage.commit(Fixture.batch("log", 2...2))
                 try await storage.commit(Fixture.batch("other", 2...2))
                 #expect(try await storage.loadModel(app: "log").lastSequence == 2)
                 #expect(try await storage.loadModel(app: "other").lastSequence == 2)
-                // After the idle time the lane has given its connection back, and takes one again.
+            }
+        }
+    }
+
+    /// A lane keeps its connection while commits keep coming, and gives it back after the idle
+    /// time; the next commit takes one again.
+    @Test func aLaneGivesItsConnectionBackWhenIdle() async throws {
+        try await PostgresTestServer.withFreshDatabase { url in
+            try await PostgresTestServer.withDatabase(url, options: .init(commitConnectionIdleTime: .milliseconds(300))) { database in
+                let storage = database.storage(scope: "s", node: "a")
+                try await storage.commit(Fixture.batch("log", 1...1))
                 let lane = try #require(database.state.withLock { $0.commitLanes["log"] })
-                let deadline = ContinuousClock.now + Database.commitLaneIdleTime * 10
+                let deadline = ContinuousClock.now + .seconds(10)
                 while lane.isServed, ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(50))
+                    try await Task.sleep(for: .milliseconds(20))
                 }
                 #expect(!lane.isServed)
-                try await storage.commit(Fixture.batch("log", 3...3))
-                #expect(try await storage.loadModel(app: "log").lastSequence == 3)
+                try await storage.commit(Fixture.batch("log", 2...2))
+                #expect(try await storage.loadModel(app: "log").lastSequence == 2)
+            }
+        }
+    }
+
+    /// A refused batch leaves nothing behind, not even the app's head row its commit would have
+    /// made, with a trim that would have hidden the first events.
+    @Test func aRefusedBatchLeavesNoHeadBehind() async throws {
+        try await PostgresTestServer.withFreshDatabase { url in
+            try await PostgresTestServer.withDatabase(url) { database in
+                let storage = database.storage(scope: "s", node: "a")
+                await #expect(throws: StorageError.sequenceConflict(app: "new", expected: 1, got: 5)) {
+                    try await storage.commit(Fixture.batch("new", 5...5, trimThrough: 8))
+                }
+                let rows = try await PostgresTestServer.withConnection(url) { connection in
+                    try await connection.query("SELECT count(*) FROM scenesync_model WHERE app = 'new'", logger: PostgresTestServer.logger)
+                        .collect().first?.decode(Int64.self)
+                }
+                #expect(rows == 0)
+                try await storage.commit(Fixture.batch("new", 1...2))
+                let model = try await storage.loadModel(app: "new")
+                #expect(model.lastSequence == 2)
+                #expect(model.firstRetainedSequence == 1)
+            }
+        }
+    }
+
+    /// Commit lanes keep at most half the pool's connections: past that, an app commits on a
+    /// connection borrowed for the commit.
+    @Test func lanesKeepAtMostHalfThePool() async throws {
+        try await PostgresTestServer.withFreshDatabase { url in
+            let options = Database.Options(maximumConnections: 3, commitConnectionIdleTime: .seconds(60))
+            try await PostgresTestServer.withDatabase(url, options: options) { database in
+                let storage = database.storage(scope: "s", node: "a")
+                try await storage.commit(Fixture.batch("first", 1...1))
+                try await storage.commit(Fixture.batch("second", 1...1))
+                try await storage.commit(Fixture.batch("second", 2...2))
+                let (first, second) = database.state.withLock { ($0.commitLanes["first"], $0.commitLanes["second"]) }
+                #expect(first?.isServed == true)
+                #expect(second?.isServed == false)
+                #expect(try await storage.loadModel(app: "second").lastSequence == 2)
             }
         }
     }
