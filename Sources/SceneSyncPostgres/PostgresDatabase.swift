@@ -10,7 +10,10 @@ import Synchronization
 /// that listens for other nodes' commits. Each app's log is ordered by its row in
 /// `scenesync_model`: a commit takes the next sequence numbers under that row's lock, so nodes
 /// writing to one app keep one order, and a node that lost a race is refused with
-/// `StorageError.sequenceConflict(app:expected:got:)`.
+/// `StorageError.sequenceConflict(app:expected:got:)`. A commit is one call of a procedure that
+/// commits before it answers, so it needs PostgreSQL 11 or later; each app keeps one of the pool's
+/// connections for its commits while they keep coming (see
+/// ``Options-swift.struct/commitConnectionIdleTime``).
 ///
 /// ```swift
 /// let database = PostgresDatabase(url: try PostgresURL("postgres://scenesync@db.internal/scenesync"), logger: logger)
