@@ -4,7 +4,8 @@ import Synchronization
 
 /// The commits of one app through one database object, run one after another on one connection
 /// that the lane keeps while commits keep coming, and gives back to the pool once none has come
-/// for ``PostgresDatabase/Options/commitConnectionIdleTime``.
+/// for between one and two ``PostgresDatabase/Options/commitConnectionIdleTime`` (it looks once
+/// per idle time).
 ///
 /// A commit borrowed from the pool costs the pool's bookkeeping each time: a lease, a release,
 /// and the keep-alive and idle timers it starts on a connection given back and stops on one
@@ -12,14 +13,43 @@ import Synchronization
 /// between them instead. Its work runs on the connection's event loop (see
 /// `PostgresDatabase.withConnection(_:)`), which also watches the connection for answers that
 /// will not come: if one is lost, the commit waiting for it fails, and commits not sent yet wait
-/// for another connection.
+/// for another connection (up to ``connectionsWasted`` of them in a row).
+///
+/// A lane takes a connection only with one of the database's ``Slots``: lanes together keep no
+/// more connections than that, and a commit that finds its lane without a connection and no slot
+/// free is not taken (``run(_:)`` returns false) and borrows one from the pool instead.
 final class PostgresCommitLane: Sendable {
     typealias Work = @Sendable (PostgresConnection) async throws -> Void
+
+    /// How many lanes of one database may keep a connection at once.
+    final class Slots: Sendable {
+        private let free: Atomic<Int>
+
+        init(_ count: Int) {
+            free = Atomic(max(0, count))
+        }
+
+        func take() -> Bool {
+            var current = free.load(ordering: .relaxed)
+            while current > 0 {
+                let (exchanged, original) = free.compareExchange(
+                    expected: current, desired: current - 1, ordering: .acquiringAndReleasing)
+                if exchanged { return true }
+                current = original
+            }
+            return false
+        }
+
+        func give() {
+            free.add(1, ordering: .acquiringAndReleasing)
+        }
+    }
 
     private struct Request: Sendable {
         let id: Int
         let work: Work
-        let continuation: CheckedContinuation<Void, any Error>
+        /// Answered true once the work ran, or with what it threw.
+        let continuation: CheckedContinuation<Bool, any Error>
     }
 
     private struct State {
@@ -29,54 +59,69 @@ final class PostgresCommitLane: Sendable {
         var inFlight: Request?
         /// Whether ``inFlight``'s work has started: its outcome is unknown if its answer is lost.
         var sent = false
+        /// Requests whose callers were cancelled after they left the queue, before their work
+        /// started: they are answered with `CancellationError` instead of being run.
+        var cancelled: Set<Int> = []
         /// The lane's task, waiting for the next request, when none is queued.
         var waiting: CheckedContinuation<Request?, Never>?
-        /// Whether a task serves the lane, or is getting it a connection.
+        /// Whether a task serves the lane, or is getting it a connection; it holds a slot.
         var running = false
         /// Which connection of the lane is current: a task serving an earlier one takes nothing
         /// more.
         var generation = 0
-        /// Whether the current generation got a connection.
-        var connected = false
-        /// Connections in a row that ended before a request ran on them.
+        /// The current generation's connection, once it has one.
+        var connection: PostgresConnection?
+        /// Whether work started on the current generation's connection.
+        var ran = false
+        /// Connections in a row that ended, with requests waiting, before any work started on them.
         var wasted = 0
+        /// Requests put back in the queue because their connection had closed before they were sent.
+        var requeued = 0
         var lastRequest = ContinuousClock.now
         var lastID = 0
         var closed = false
     }
 
-    /// How many connections in a row may end before any queued request has run on them, before
-    /// the queued requests fail.
+    /// How many connections in a row may end, with requests waiting, before any work started on
+    /// them, before the waiting requests fail.
     static let connectionsWasted = 3
 
     private let database: PostgresDatabase
+    private let slots: Slots
     private let state = Mutex(State())
 
-    init(database: PostgresDatabase) {
+    init(database: PostgresDatabase, slots: Slots) {
         self.database = database
+        self.slots = slots
     }
 
     /// Whether a task serves the lane: it holds a connection, or is getting one.
     var isServed: Bool { state.withLock { $0.running } }
 
-    /// Runs `work` on the lane's connection once the requests before it have run, and returns or
-    /// throws what it did; ``PostgresStorageError/closed`` once the database is closing, and
-    /// `CancellationError` if the calling task is cancelled before `work` starts.
-    func run(_ work: @escaping Work) async throws {
+    /// The connection the lane keeps now, if any (for tests).
+    var keptConnection: PostgresConnection? { state.withLock { $0.connection } }
+
+    /// How many requests were put back in the queue because their connection had closed before
+    /// they were sent (for tests).
+    var requeuedCount: Int { state.withLock { $0.requeued } }
+
+    /// Runs `work` on the lane's connection once the requests before it have run, and returns
+    /// true once it did, or throws what it threw; ``PostgresStorageError/closed`` once the
+    /// database is closing, and `CancellationError` if the calling task is cancelled before
+    /// `work` starts. Returns false at once, without running `work`, when the lane has no
+    /// connection and no slot is free to get one.
+    func run(_ work: @escaping Work) async throws -> Bool {
         let id = state.withLock { state in
             state.lastID += 1
             return state.lastID
         }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Bool, any Error>) in
                 let request = Request(id: id, work: work, continuation: continuation)
-                enum Next { case refuse, hand(CheckedContinuation<Request?, Never>), start, queued }
-                guard !Task.isCancelled else {
-                    continuation.resume(throwing: CancellationError())
-                    return
-                }
+                enum Next { case refuse(any Error), decline, hand(CheckedContinuation<Request?, Never>), start, queued }
                 let next = state.withLock { state -> Next in
-                    guard !state.closed else { return .refuse }
+                    guard !state.closed else { return .refuse(PostgresStorageError.closed) }
+                    guard !Task.isCancelled else { return .refuse(CancellationError()) }
                     state.lastRequest = .now
                     if let waiting = state.waiting {
                         state.waiting = nil
@@ -84,13 +129,18 @@ final class PostgresCommitLane: Sendable {
                         state.sent = false
                         return .hand(waiting)
                     }
+                    if !state.running {
+                        guard slots.take() else { return .decline }
+                        state.running = true
+                        state.queue.append(request)
+                        return .start
+                    }
                     state.queue.append(request)
-                    guard !state.running else { return .queued }
-                    state.running = true
-                    return .start
+                    return .queued
                 }
                 switch next {
-                case .refuse: continuation.resume(throwing: PostgresStorageError.closed)
+                case let .refuse(error): continuation.resume(throwing: error)
+                case .decline: continuation.resume(returning: false)
                 case let .hand(waiting): waiting.resume(returning: request)
                 case .start: Task { await self.drive() }
                 case .queued: break
@@ -98,8 +148,9 @@ final class PostgresCommitLane: Sendable {
             }
         } onCancel: {
             let cancelled = state.withLock { state -> Request? in
-                guard let index = state.queue.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.queue.remove(at: index)
+                if let index = state.queue.firstIndex(where: { $0.id == id }) { return state.queue.remove(at: index) }
+                if state.inFlight?.id == id, !state.sent { state.cancelled.insert(id) }
+                return nil
             }
             cancelled?.continuation.resume(throwing: CancellationError())
         }
@@ -120,12 +171,14 @@ final class PostgresCommitLane: Sendable {
         waiting?.resume(returning: nil)
     }
 
-    /// Gets the lane a connection and serves it, again while requests are queued.
+    /// Gets the lane a connection and serves it, again while requests are queued; gives the
+    /// lane's slot back when it stops.
     private func drive() async {
         while true {
             let generation = state.withLock { state in
                 state.generation += 1
-                state.connected = false
+                state.connection = nil
+                state.ran = false
                 return state.generation
             }
             let idleCheck = Task { await self.releaseWhenIdle(generation: generation) }
@@ -138,9 +191,13 @@ final class PostgresCommitLane: Sendable {
                 failure = error
             }
             idleCheck.cancel()
+            let lostAnswer = PostgresStorageError.database(
+                operation: "wait for an answer", sqlState: nil, message: "the connection closed before the database answered")
             // A task left serving a lost connection takes nothing more: it is no longer current.
-            let (lost, waiting, failed, again) = state.withLock { state in
+            let (lost, waiting, failed, refusal, again) = state.withLock { state in
                 state.generation += 1
+                let connected = state.connection != nil
+                state.connection = nil
                 let waiting = state.waiting.take()
                 var lost: Request?
                 if let request = state.inFlight.take() {
@@ -148,47 +205,78 @@ final class PostgresCommitLane: Sendable {
                     // yet: it waits for the next connection.
                     if state.sent { lost = request } else { state.queue.insert(request, at: 0) }
                 }
-                if !state.connected || lost != nil { state.wasted = 0 } else if !state.queue.isEmpty { state.wasted += 1 }
+                if state.ran || lost != nil || !connected {
+                    state.wasted = 0
+                } else if !state.queue.isEmpty {
+                    state.wasted += 1
+                }
                 var failed: [Request] = []
-                if state.closed || !state.connected || state.wasted >= Self.connectionsWasted {
-                    // Closing; or no connection could be had, or none stayed open long enough:
-                    // what waits fails as a commit on its own would have.
+                var refusal: any Error = PostgresStorageError.closed
+                if state.closed || !connected || state.wasted >= Self.connectionsWasted {
+                    // Closing; or no connection could be had, or none stayed open long enough
+                    // to send anything: what waits was not sent, and fails as a commit on its
+                    // own would have.
+                    if !state.closed {
+                        refusal = connected
+                            ? PostgresStorageError.database(
+                                operation: "send a commit", sqlState: nil,
+                                message: "\(Self.connectionsWasted) connections in a row closed before it could be sent")
+                            : failure ?? lostAnswer
+                    }
                     failed = state.queue
                     state.queue = []
                     state.wasted = 0
                 }
                 let again = !state.queue.isEmpty
                 if !again { state.running = false }
-                return (lost, waiting, failed, again)
+                return (lost, waiting, failed, refusal, again)
             }
             waiting?.resume(returning: nil)
-            let lostAnswer = PostgresStorageError.database(
-                operation: "wait for an answer", sqlState: nil, message: "the connection closed before the database answered")
             lost?.continuation.resume(throwing: failure ?? lostAnswer)
-            let refusal = state.withLock { $0.closed } ? PostgresStorageError.closed : (failure ?? lostAnswer)
             for request in failed { request.continuation.resume(throwing: refusal) }
-            if !again { return }
+            if !again {
+                slots.give()
+                return
+            }
         }
     }
 
     /// Runs requests on `connection` until the lane is idle or closed, or the connection fails.
     private func serve(on connection: PostgresConnection, generation: Int) async {
         state.withLock { state in
-            if state.generation == generation { state.connected = true }
+            if state.generation == generation { state.connection = connection }
         }
         while let request = await next(generation: generation) {
-            // A connection that closed while the lane kept it (the server restarted, or ended
-            // it) is not used: the request waits for the next one.
-            let start = state.withLock { state -> Bool in
-                guard state.generation == generation, !connection.isClosed, state.inFlight?.id == request.id else { return false }
+            enum Start { case stop, run, cancelled }
+            let start = state.withLock { state -> Start in
+                guard state.generation == generation, state.inFlight?.id == request.id else { return .stop }
+                if state.cancelled.remove(request.id) != nil {
+                    state.inFlight = nil
+                    return .cancelled
+                }
+                // A connection that closed while the lane kept it (the server restarted, or
+                // ended it) is not used: the request waits for the next one.
+                guard !connection.isClosed else {
+                    state.inFlight = nil
+                    state.queue.insert(request, at: 0)
+                    state.requeued += 1
+                    return .stop
+                }
                 state.sent = true
-                return true
+                state.ran = true
+                return .run
             }
-            guard start else { return }
-            var result: Result<Void, any Error>
+            switch start {
+            case .stop: return
+            case .cancelled:
+                request.continuation.resume(throwing: CancellationError())
+                continue
+            case .run: break
+            }
+            var result: Result<Bool, any Error>
             do {
                 try await request.work(connection)
-                result = .success(())
+                result = .success(true)
             } catch {
                 result = .failure(error)
             }
@@ -224,10 +312,10 @@ final class PostgresCommitLane: Sendable {
     }
 
     /// Ends the wait of the lane's task once no request has come for the idle time, so that the
-    /// connection goes back to the pool; one check per idle time, rather than a timer per wait.
+    /// connection goes back to the pool; one look per idle time, rather than a timer per wait.
     private func releaseWhenIdle(generation: Int) async {
         let idleTime = database.options.commitConnectionIdleTime
-        while (try? await Task.sleep(for: idleTime)) != nil {
+        while (try? await Task.sleep(for: max(idleTime, .milliseconds(1)))) != nil {
             let (waiting, current) = state.withLock { state -> (CheckedContinuation<Request?, Never>?, Bool) in
                 guard state.generation == generation else { return (nil, false) }
                 guard state.waiting != nil, ContinuousClock.now - state.lastRequest >= idleTime else { return (nil, true) }

@@ -11,7 +11,7 @@ import Synchronization
 /// `scenesync_model`: a commit takes the next sequence numbers under that row's lock, so nodes
 /// writing to one app keep one order, and a node that lost a race is refused with
 /// `StorageError.sequenceConflict(app:expected:got:)`. A commit is one call of a procedure that
-/// commits before it answers, so it needs PostgreSQL 11 or later; each app keeps one of the pool's
+/// commits before it answers, so it needs PostgreSQL 11 or later; an app may keep one of the pool's
 /// connections for its commits while they keep coming (see
 /// ``Options-swift.struct/commitConnectionIdleTime``).
 ///
@@ -43,8 +43,10 @@ public final class PostgresDatabase: Sendable {
         /// up. Fifteen seconds by default.
         public var startTimeout: Duration
         /// How long an app keeps the connection its commits go by after its last commit, before it
-        /// gives it back to the pool. An app that commits again within this time commits on the
-        /// same connection, without borrowing one. One second by default.
+        /// gives it back to the pool (it looks once per this time, so between one and two of it). An
+        /// app that commits again within this time commits on the same connection, without
+        /// borrowing one. Fewer than half of ``maximumConnections`` are kept so; zero or less: none,
+        /// every commit borrows a connection. One second by default.
         public var commitConnectionIdleTime: Duration
 
         /// Options with the given values.
@@ -69,6 +71,9 @@ public final class PostgresDatabase: Sendable {
     /// This database object's own name, in the transient events it sends, to know them when they
     /// come back.
     let instance = UUID().uuidString
+    /// How many apps' commit lanes may keep a connection at once: fewer than half the pool (none
+    /// with fewer than three connections, or with no idle time).
+    let commitLaneSlots: PostgresCommitLane.Slots
 
     /// The notification channel commits are announced on, as `"<app> <last sequence>"`.
     static let channel = "scenesync_log"
@@ -86,6 +91,8 @@ public final class PostgresDatabase: Sendable {
         var configuration = url.clientConfiguration()
         configuration.options.maximumConnections = max(1, options.maximumConnections)
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        commitLaneSlots = PostgresCommitLane.Slots(
+            options.commitConnectionIdleTime > .zero ? (configuration.options.maximumConnections - 1) / 2 : 0)
     }
 
     /// A storage for one hosting app on one node.
@@ -198,30 +205,30 @@ public final class PostgresDatabase: Sendable {
     /// Runs `body`, one of `app`'s commits, on the app's commit lane if the database runs, turning
     /// postgres-nio's errors into ``PostgresStorageError/database(operation:sqlState:message:)``.
     ///
-    /// Lanes keep at most half the pool's connections (at least one): while that many are kept,
-    /// an app whose lane keeps none commits on a connection borrowed for the commit, so that
-    /// busy apps cannot take every connection from the rest of the database's work.
+    /// Lanes keep fewer than half the pool's connections (``commitLaneSlots``): a commit whose
+    /// lane keeps none while every slot is taken borrows a connection for the commit, so that busy
+    /// apps cannot take every connection from the rest of the database's work.
     func performCommit(
         app: String, _ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> Void
     ) async throws {
-        let lane = try state.withLock { state -> PostgresCommitLane? in
+        let lane = try state.withLock { state -> PostgresCommitLane in
             switch state.phase {
             case .running: break
             case .idle, .starting: throw PostgresStorageError.notStarted
             case .closed: throw PostgresStorageError.closed
             }
-            let lane = state.commitLanes[app] ?? PostgresCommitLane(database: self)
+            if let lane = state.commitLanes[app] { return lane }
+            let lane = PostgresCommitLane(database: self, slots: commitLaneSlots)
             state.commitLanes[app] = lane
-            if lane.isServed { return lane }
-            let served = state.commitLanes.values.count(where: \.isServed)
-            return served < max(1, options.maximumConnections / 2) ? lane : nil
+            return lane
         }
-        guard let lane else { return try await perform(operation, body) }
+        let ran: Bool
         do {
-            try await lane.run(body)
+            ran = try await lane.run(body)
         } catch {
             throw PostgresStorageError.wrap(error, operation: operation)
         }
+        if !ran { try await perform(operation, body) }
     }
 
     /// Runs `body` on a connection of the pool if the database runs (see `withConnection(_:)`),

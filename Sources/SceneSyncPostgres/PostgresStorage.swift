@@ -61,7 +61,8 @@ public final class PostgresStorage: SceneSyncStorage {
     /// Commits the batch with one call of the `scenesync_commit` procedure, which writes the
     /// batch and commits it before it answers (see `PostgresDatabase.commitProcedureSQL`): one
     /// round trip. The call is a prepared statement, parsed once per connection, and runs on the
-    /// app's commit lane (see `PostgresCommitLane`), one connection kept while commits keep coming.
+    /// app's commit lane (see `PostgresCommitLane`), one connection kept while commits keep coming,
+    /// or on a connection borrowed for it when the lanes keep as many as they may.
     public func commit(_ batch: CommitBatch) async throws {
         guard let firstEvent = batch.events.first, let lastEvent = batch.events.last else { return }
         let app = batch.app
