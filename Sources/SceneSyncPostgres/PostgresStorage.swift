@@ -172,14 +172,14 @@ public final class PostgresStorage: SceneSyncStorage {
         for (index, change) in batch.changes.enumerated() {
             lastChange[RecordKey(collection: change.collection, key: change.key)] = index
         }
-        var savedCollections: [String] = [], savedKeys: [String] = [], savedValues: [ByteBuffer] = []
+        var savedCollections: [String] = [], savedKeys: [String] = [], savedValues: [Bytea] = []
         var deletedCollections: [String] = [], deletedKeys: [String] = []
         for (index, change) in batch.changes.enumerated()
         where lastChange[RecordKey(collection: change.collection, key: change.key)] == index {
             if let value = change.value {
                 savedCollections.append(change.collection)
                 savedKeys.append(change.key)
-                savedValues.append(ByteBuffer(bytes: value))
+                savedValues.append(Bytea(value))
             } else {
                 deletedCollections.append(change.collection)
                 deletedKeys.append(change.key)
@@ -193,7 +193,7 @@ public final class PostgresStorage: SceneSyncStorage {
         binds.append(batch.events.map { Int64($0.sequence) })
         binds.append(batch.events.map { $0.origin?.rawValue ?? "" })
         binds.append(batch.events.map { $0.timestamp.timeIntervalSinceReferenceDate })
-        binds.append(batch.events.map { ByteBuffer(bytes: $0.payload) })
+        binds.append(batch.events.map { Bytea($0.payload) })
         binds.append(savedCollections)
         binds.append(savedKeys)
         binds.append(savedValues)
@@ -401,5 +401,23 @@ public final class PostgresStorage: SceneSyncStorage {
                 return previous
             }
         }
+    }
+}
+
+/// Bytes bound as `bytea`, in an array too, written straight from their `Data`: an array of
+/// `ByteBuffer`s would first copy each value into a buffer of its own.
+struct Bytea: PostgresArrayEncodable, PostgresNonThrowingEncodable {
+    static var psqlType: PostgresDataType { .bytea }
+    static var psqlFormat: PostgresFormat { .binary }
+    static var psqlArrayType: PostgresDataType { .byteaArray }
+
+    let data: Data
+
+    init(_ data: Data) {
+        self.data = data
+    }
+
+    func encode<JSONEncoder: PostgresJSONEncoder>(into byteBuffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
+        byteBuffer.writeBytes(data)
     }
 }
