@@ -43,6 +43,11 @@ struct PostgresBenchmark: AsyncParsableCommand {
     @Option(help: "Intents per transaction for the raw batched baseline.")
     var batchSize = 64
 
+    @Option(help: ArgumentHelp(
+        "Rounds of the intents measure: each round runs the raw loop and then every SceneSync configuration again.",
+        discussion: "Each configuration's rate is compared with the raw batched rate of its own round, measured just before it; with more than one round, the ratios of every round and their median follow the table."))
+    var rounds = 1
+
     @Option(help: "Subscriber counts on the receiving node for the cross-node delivery figure, comma-separated.")
     var subscribers = CountList([10, 1_000])
 
@@ -58,6 +63,10 @@ struct PostgresBenchmark: AsyncParsableCommand {
     @Option(name: .customLong("server"), help: "The scenesync executable for the figure with real nodes (default: the one next to this executable).")
     var serverExecutable: String?
 
+    func validate() throws {
+        guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1.") }
+    }
+
     func run() async throws {
         let text = database ?? ProcessInfo.processInfo.environment["SCENESYNC_BENCH_POSTGRES_URL"]
         guard let text, !text.isEmpty else {
@@ -70,38 +79,58 @@ struct PostgresBenchmark: AsyncParsableCommand {
 
         print("PostgreSQL durable intents: LootLogger updates, each acknowledged after its commit (synchronous_commit on)")
         print("load average at start: \(ProcessCPU.loadAverage().map { String(describing: $0) } ?? "unknown")")
-        var rows: [(String, Int, Duration, Double, Duration?, Duration?, Duration?, CPUReading)] = []
-        for perTransaction in [1, batchSize] {
-            let count = perTransaction == 1 ? serialUpdates : updates
-            progress("raw postgres-nio, \(perTransaction) per transaction, \(count) intents")
-            let (elapsed, cpu) = try await server.withFreshDatabase { url in
-                try await RawPostgresWorkload(url: url, intents: count, items: items, perTransaction: perTransaction, logger: logger).run()
-            }
-            rows.append(("raw, \(perTransaction) per transaction", count, elapsed, Double(perTransaction), nil, nil, nil, cpu))
-        }
-        for nodeCount in nodes.counts {
-            for writerCount in writers.counts where writerCount >= nodeCount {
-                let count = writerCount == 1 ? serialUpdates : updates
-                progress("SceneSync, \(writerCount) writers over \(nodeCount) node(s), \(count) intents")
-                let result = try await server.withFreshDatabase { url in
-                    try await PostgresIntentWorkload(url: url, nodes: nodeCount, writers: writerCount, intents: count,
-                                                     items: items, logger: logger).run()
+        typealias Row = (name: String, round: Int, count: Int, elapsed: Duration, perCommit: Double,
+                         commitTime: Duration?, p50: Duration?, p99: Duration?, cpu: CPUReading)
+        var rows: [Row] = []
+        for round in 1...rounds {
+            let suffix = rounds == 1 ? "" : ", round \(round)"
+            for perTransaction in [1, batchSize] {
+                let count = perTransaction == 1 ? serialUpdates : updates
+                progress("raw postgres-nio, \(perTransaction) per transaction, \(count) intents\(suffix)")
+                let (elapsed, cpu) = try await server.withFreshDatabase { url in
+                    try await RawPostgresWorkload(url: url, intents: count, items: items, perTransaction: perTransaction, logger: logger).run()
                 }
-                rows.append(("SceneSync, \(writerCount) writers, \(nodeCount) node\(nodeCount == 1 ? "" : "s")", count,
-                             result.elapsed, Double(count) / Double(max(result.commits, 1)),
-                             result.commitTime / max(result.commits, 1), result.latency.p50, result.latency.p99, result.cpu))
+                rows.append(("raw, \(perTransaction) per transaction", round, count, elapsed, Double(perTransaction), nil, nil, nil, cpu))
+            }
+            for nodeCount in nodes.counts {
+                for writerCount in writers.counts where writerCount >= nodeCount {
+                    let count = writerCount == 1 ? serialUpdates : updates
+                    progress("SceneSync, \(writerCount) writers over \(nodeCount) node(s), \(count) intents\(suffix)")
+                    let result = try await server.withFreshDatabase { url in
+                        try await PostgresIntentWorkload(url: url, nodes: nodeCount, writers: writerCount, intents: count,
+                                                         items: items, logger: logger).run()
+                    }
+                    rows.append(("SceneSync, \(writerCount) writers, \(nodeCount) node\(nodeCount == 1 ? "" : "s")", round, count,
+                                 result.elapsed, Double(count) / Double(max(result.commits, 1)),
+                                 result.commitTime / max(result.commits, 1), result.latency.p50, result.latency.p99, result.cpu))
+                }
             }
         }
-        let rawBatched = rows.first { $0.0.hasPrefix("raw, \(batchSize)") }.map { Double($0.1) / $0.2.seconds } ?? 0
-        print("| configuration | intents | intents/s | × raw batched | intents/commit | storage ms a commit (ms between commits) | p50 ms | p99 ms | CPU µs/intent, this process | CPU µs/intent, PostgreSQL |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for (name, count, elapsed, perCommit, commitTime, p50, p99, cpu) in rows {
-            let rate = Double(count) / elapsed.seconds
-            let perIntent = { (time: Duration) in format(time.seconds * 1_000_000 / Double(count), 1) }
-            print("| \(name) | \(count) | \(format(rate, 0)) | \(format(rate / rawBatched, 2)) | \(format(perCommit, 1)) | "
-                  + "\(commitTime.map { "\(format($0.milliseconds, 2)) (\(format(elapsed.milliseconds * perCommit / Double(count), 2)))" } ?? "–") | "
-                  + "\(p50.map { format($0.milliseconds, 2) } ?? "–") | \(p99.map { format($0.milliseconds, 2) } ?? "–") | "
-                  + "\(perIntent(cpu.bench)) | \(cpu.postgres.map(perIntent) ?? "–") |")
+        // Each round's configurations against the raw batched rate of the same round.
+        var rawBatched: [Int: Double] = [:]
+        for row in rows where row.name == "raw, \(batchSize) per transaction" {
+            rawBatched[row.round] = Double(row.count) / row.elapsed.seconds
+        }
+        print("| configuration |\(rounds == 1 ? "" : " round |") intents | intents/s | × raw batched | intents/commit | storage ms a commit (ms between commits) | p50 ms | p99 ms | CPU µs/intent, this process | CPU µs/intent, PostgreSQL |")
+        print("|---|\(rounds == 1 ? "" : "---:|")---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        var ratios: [String: [Double]] = [:]
+        for row in rows {
+            let rate = Double(row.count) / row.elapsed.seconds
+            let ratio = rate / (rawBatched[row.round] ?? .nan)
+            ratios[row.name, default: []].append(ratio)
+            let perIntent = { (time: Duration) in format(time.seconds * 1_000_000 / Double(row.count), 1) }
+            print("| \(row.name) |\(rounds == 1 ? "" : " \(row.round) |") \(row.count) | \(format(rate, 0)) | \(format(ratio, 2)) | \(format(row.perCommit, 1)) | "
+                  + "\(row.commitTime.map { "\(format($0.milliseconds, 2)) (\(format(row.elapsed.milliseconds * row.perCommit / Double(row.count), 2)))" } ?? "–") | "
+                  + "\(row.p50.map { format($0.milliseconds, 2) } ?? "–") | \(row.p99.map { format($0.milliseconds, 2) } ?? "–") | "
+                  + "\(perIntent(row.cpu.bench)) | \(row.cpu.postgres.map(perIntent) ?? "–") |")
+        }
+        if rounds > 1 {
+            for name in rows.map(\.name) where name.hasPrefix("SceneSync") && ratios[name] != nil {
+                let each = ratios.removeValue(forKey: name) ?? []
+                let sorted = each.sorted()
+                let median = sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+                print("\(name): × raw batched by round \(each.map { format($0, 2) }.joined(separator: ", ")); median \(format(median, 2))")
+            }
         }
         print("(this process runs SceneSync and its writers, or the raw loop; PostgreSQL's is every `postgres` process "
               + "on the machine, read from /proc at 10 ms resolution, without any that exited meanwhile; both over the timed part alone)")
