@@ -49,7 +49,7 @@ public struct ModelControllerMetrics: Sendable {
         isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Value
     ) async rethrows -> Value {
         try await ModelControllerRecording.$makeRecorder.withValue(
-            { app in MetricsRecorder(app: app, metrics: self) }, operation: body, isolation: isolation)
+            ModelControllerRecorderFactory { app in MetricsRecorder(app: app, metrics: self) }, operation: body, isolation: isolation)
     }
 
     /// The metrics' names.
