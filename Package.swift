@@ -236,6 +236,13 @@ let package = Package(
             path: "Examples/Dashboard/Sources/Dashboard",
             swiftSettings: swiftSettings
         ),
+        // What only an optimized build can get wrong, run by CI in a release build.
+        .executableTarget(
+            name: "SceneSyncReleaseCheck",
+            dependencies: ["SceneSync"],
+            path: "Tests/ReleaseCheck",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "SceneSyncFuzz",
             dependencies: ["SceneSyncServer"],
