@@ -39,7 +39,7 @@ public enum ModelControllerRecording {
 ///
 /// A type of its own rather than a bare closure: optimized builds of Swift 6.3 crash when a
 /// task-local value whose type is a function type is bound (the runtime is handed no metadata
-/// for it), and a struct that holds the closure is bound safely.
+/// for it; swiftlang/swift#88321), and a struct that holds the closure is bound safely.
 public struct ModelControllerRecorderFactory: Sendable {
     private let make: @Sendable (_ app: String) -> any ModelControllerRecorder
 

@@ -31,6 +31,18 @@ let boundAcrossASuspension = await ModelControllerRecording.$makeRecorder.withVa
 if !boundAcrossASuspension { failures.append("the recorder factory bound in asynchronous code was not found after a suspension") }
 if ModelControllerRecording.makeRecorder != nil { failures.append("the recorder factory stayed bound after its scope") }
 
+// A window's action runs with its attempt bound the same way (a class, which optimized builds
+// bind correctly): model controllers read it to commit the action once.
+let action = SceneActionID(session: SceneSession.ID(), ref: 1)
+var seenInAction: SceneActionID?
+let outcome = try await action.carryOut(resent: false) {
+    await Task.yield()
+    seenInAction = SceneActionID.current
+}
+if seenInAction != action { failures.append("the action carried out was not current inside its body") }
+if outcome != .carriedOut { failures.append("an action that no other attempt committed did not end as carried out") }
+if SceneActionID.current != nil { failures.append("the action stayed current after it was carried out") }
+
 if failures.isEmpty {
     print("release checks: all hold")
 } else {
