@@ -239,7 +239,7 @@ let package = Package(
         // What only an optimized build can get wrong, run by CI in a release build.
         .executableTarget(
             name: "SceneSyncReleaseCheck",
-            dependencies: ["SceneSync"],
+            dependencies: ["SceneSync", "SceneSyncMetrics"],
             path: "Tests/ReleaseCheck",
             swiftSettings: swiftSettings
         ),

@@ -45,7 +45,7 @@ struct PostgresBenchmark: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp(
         "Rounds of the intents measure: each round runs the raw loop and then every SceneSync configuration again.",
-        discussion: "Each configuration's rate is compared with the raw batched rate of its own round, measured just before it; with more than one round, the ratios of every round and their median follow the table."))
+        discussion: "Each configuration's rate is compared with the raw batched rate of its own round, measured at the round's start; with more than one round, the ratios of every round and their median follow the table."))
     var rounds = 1
 
     @Option(help: "Subscriber counts on the receiving node for the cross-node delivery figure, comma-separated.")
@@ -65,6 +65,7 @@ struct PostgresBenchmark: AsyncParsableCommand {
 
     func validate() throws {
         guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1.") }
+        guard batchSize > 1 else { throw ValidationError("--batch-size must be at least 2: the raw batched loop is the baseline beside the raw loop of one intent per transaction.") }
     }
 
     func run() async throws {

@@ -5,6 +5,7 @@
 
 import Foundation
 import SceneSync
+import SceneSyncMetrics
 
 /// A recorder that records nothing: what matters is that a controller can be handed one.
 struct SilentRecorder: ModelControllerRecorder {
@@ -30,6 +31,12 @@ let boundAcrossASuspension = await ModelControllerRecording.$makeRecorder.withVa
 }
 if !boundAcrossASuspension { failures.append("the recorder factory bound in asynchronous code was not found after a suspension") }
 if ModelControllerRecording.makeRecorder != nil { failures.append("the recorder factory stayed bound after its scope") }
+// As the server binds it: through `SceneSyncMetrics`, another module, on the caller's actor.
+let boundByMetrics = await ModelControllerMetrics().measuring { () async -> Bool in
+    await Task.yield()
+    return ModelControllerRecording.makeRecorder?("lootlogger") != nil
+}
+if !boundByMetrics { failures.append("the recorder factory ModelControllerMetrics.measuring binds was not found") }
 
 // A window's action runs with its attempt bound the same way (a class, which optimized builds
 // bind correctly): model controllers read it to commit the action once.
