@@ -112,25 +112,24 @@ struct PostgresBenchmark: AsyncParsableCommand {
         for row in rows where row.name == "raw, \(batchSize) per transaction" {
             rawBatched[row.round] = Double(row.count) / row.elapsed.seconds
         }
+        func ratio(_ row: Row) -> Double { Double(row.count) / row.elapsed.seconds / (rawBatched[row.round] ?? .nan) }
         print("| configuration |\(rounds == 1 ? "" : " round |") intents | intents/s | × raw batched | intents/commit | storage ms a commit (ms between commits) | p50 ms | p99 ms | CPU µs/intent, this process | CPU µs/intent, PostgreSQL |")
         print("|---|\(rounds == 1 ? "" : "---:|")---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        var ratios: [String: [Double]] = [:]
         for row in rows {
             let rate = Double(row.count) / row.elapsed.seconds
-            let ratio = rate / (rawBatched[row.round] ?? .nan)
-            ratios[row.name, default: []].append(ratio)
             let perIntent = { (time: Duration) in format(time.seconds * 1_000_000 / Double(row.count), 1) }
-            print("| \(row.name) |\(rounds == 1 ? "" : " \(row.round) |") \(row.count) | \(format(rate, 0)) | \(format(ratio, 2)) | \(format(row.perCommit, 1)) | "
+            print("| \(row.name) |\(rounds == 1 ? "" : " \(row.round) |") \(row.count) | \(format(rate, 0)) | \(format(ratio(row), 2)) | \(format(row.perCommit, 1)) | "
                   + "\(row.commitTime.map { "\(format($0.milliseconds, 2)) (\(format(row.elapsed.milliseconds * row.perCommit / Double(row.count), 2)))" } ?? "–") | "
                   + "\(row.p50.map { format($0.milliseconds, 2) } ?? "–") | \(row.p99.map { format($0.milliseconds, 2) } ?? "–") | "
                   + "\(perIntent(row.cpu.bench)) | \(row.cpu.postgres.map(perIntent) ?? "–") |")
         }
         if rounds > 1 {
-            for name in rows.map(\.name) where name.hasPrefix("SceneSync") && ratios[name] != nil {
-                let each = ratios.removeValue(forKey: name) ?? []
+            // Each configuration once, in the order it ran, with its ratio in every round.
+            for first in rows where first.round == 1 && first.name.hasPrefix("SceneSync") {
+                let each = rows.filter { $0.name == first.name }.map(ratio)
                 let sorted = each.sorted()
                 let median = sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-                print("\(name): × raw batched by round \(each.map { format($0, 2) }.joined(separator: ", ")); median \(format(median, 2))")
+                print("\(first.name): × raw batched by round \(each.map { format($0, 2) }.joined(separator: ", ")); median \(format(median, 2))")
             }
         }
         print("(this process runs SceneSync and its writers, or the raw loop; PostgreSQL's is every `postgres` process "
