@@ -23,6 +23,8 @@ package final class ModelFeed<State: ModelState> {
     @MainActor
     package final class Follower {
         fileprivate var after: UInt64
+        /// Whether the follower is handed an event, asked before its handler: `nil` hands it every one.
+        fileprivate let admits: (@MainActor (Envelope) -> Bool)?
         /// Let go of when the follower is removed, so that what they hold goes at once rather
         /// than when the feed sweeps its list.
         fileprivate var handler: (@MainActor (Envelope) -> Void)?
@@ -40,12 +42,20 @@ package final class ModelFeed<State: ModelState> {
         /// events out of order meanwhile.
         fileprivate var readsAlone = false
 
-        fileprivate init(after: UInt64, handler: @escaping @MainActor (Envelope) -> Void,
+        fileprivate init(after: UInt64, admits: (@MainActor (Envelope) -> Bool)?, handler: @escaping @MainActor (Envelope) -> Void,
                          fellBehind: @escaping @MainActor () -> Void, finished: @escaping @MainActor () -> Void) {
             self.after = after
+            self.admits = admits
             self.handler = handler
             self.fellBehind = fellBehind
             self.finished = finished
+        }
+
+        /// Notes `envelope` as given, and hands it to the handler if the follower admits it.
+        fileprivate func hand(_ envelope: Envelope) {
+            after = envelope.sequence
+            if let admits, !admits(envelope) { return }
+            handler?(envelope)
         }
     }
 
@@ -121,15 +131,20 @@ package final class ModelFeed<State: ModelState> {
 
     /// Adds a follower of the events after `snapshot`.
     ///
+    /// With `admits`, each event is first given to it, and handed to `handler` only if it
+    /// returns true: a screen passes over, at the cost of one call, the events that cannot change
+    /// what it shows, without anything of the screen being touched.
+    ///
     /// A snapshot ahead of the feed skips the events it already holds; one behind is caught up
     /// from the feed's recent events before the next live one (or from a subscription of its own
     /// when those do not reach back far enough). `fellBehind` is called, and the follower
     /// dropped, if the feed cannot go on: the follower should start again from a fresh snapshot.
     /// `finished` is called, and the follower dropped, when the model controller closes.
-    package func add(after snapshot: UInt64, handler: @escaping @MainActor (Envelope) -> Void,
+    package func add(after snapshot: UInt64, admits: (@MainActor (Envelope) -> Bool)? = nil,
+                     handler: @escaping @MainActor (Envelope) -> Void,
                      fellBehind: @escaping @MainActor () -> Void,
                      finished: @escaping @MainActor () -> Void = {}) -> Follower {
-        let follower = Follower(after: snapshot, handler: handler, fellBehind: fellBehind, finished: finished)
+        let follower = Follower(after: snapshot, admits: admits, handler: handler, fellBehind: fellBehind, finished: finished)
         order.append(follower)
         activeCount += 1
         if snapshot < position {
@@ -188,8 +203,7 @@ package final class ModelFeed<State: ModelState> {
         // A handler may add or remove followers: those it adds start after this event, and those
         // it removes are not served.
         for follower in order where follower.isActive && !follower.readsAlone && envelope.sequence > follower.after {
-            follower.after = envelope.sequence
-            follower.handler?(envelope)
+            follower.hand(envelope)
         }
     }
 
@@ -315,9 +329,8 @@ package final class ModelFeed<State: ModelState> {
                 continue
             }
             for envelope in missed where follower.isActive {
-                follower.after = envelope.sequence
                 startEvent(envelope.sequence)
-                follower.handler?(envelope)
+                follower.hand(envelope)
             }
         }
     }
@@ -333,9 +346,8 @@ package final class ModelFeed<State: ModelState> {
                 for try await envelope in events {
                     guard follower.isActive else { return }
                     guard envelope.sequence > follower.after else { continue }
-                    follower.after = envelope.sequence
                     self?.startEvent(envelope.sequence)
-                    follower.handler?(envelope)
+                    follower.hand(envelope)
                     if envelope.sequence >= target {
                         follower.readsAlone = false
                         // The feed may have moved on meanwhile: what it handed out since is replayed.

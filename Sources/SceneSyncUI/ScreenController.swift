@@ -172,24 +172,45 @@ open class ScreenController {
     ///     self?.apply(envelope.event)
     /// }
     /// ```
+    ///
+    /// With `only`, the screen is handed just the events it returns true for. A change reaches
+    /// every screen that follows the model, in every window, and most of its cost there is
+    /// getting to the screen; `only` is asked first, and an event it turns down costs the screen
+    /// that one call. It must not hold the screen, and what it reads must be current without the
+    /// events it turns down: values fixed when the screen loads (whose list it is), or a small
+    /// object of its own that the screen keeps up to date as it draws (which rows show a badge).
+    /// Whatever the screen shows that such an event changes, it reads from the shared model's
+    /// ``SharedModel/state`` when it next draws.
+    ///
+    /// ```swift
+    /// let personID = person.id
+    /// model = await follow(sharing: chat.controller, only: { envelope in
+    ///     if case let .conversationsRead(marks) = envelope.event { return marks.contains { $0.person == personID } }
+    ///     return true
+    /// }) { [weak self] envelope in
+    ///     self?.apply(envelope)
+    /// }
+    /// ```
     public func follow<State: ModelState>(
         sharing controller: ModelController<State>,
+        only admits: (@MainActor (EventEnvelope<State.Event>) -> Bool)? = nil,
         _ handler: @escaping @MainActor (EventEnvelope<State.Event>) -> Void
     ) async -> SharedModel<State> {
         let feed = await ModelFeed.sharingState(of: controller)
-        join(feed, after: feed.stateSequence, handler)
+        join(feed, after: feed.stateSequence, admits: admits, handler)
         return SharedModel(feed: feed)
     }
 
     /// Follows `feed`'s events after `snapshot` until the screen stops following.
     private func join<State: ModelState>(
-        _ feed: ModelFeed<State>, after snapshot: UInt64, _ handler: @escaping @MainActor (EventEnvelope<State.Event>) -> Void
+        _ feed: ModelFeed<State>, after snapshot: UInt64, admits: (@MainActor (EventEnvelope<State.Event>) -> Bool)? = nil,
+        _ handler: @escaping @MainActor (EventEnvelope<State.Event>) -> Void
     ) {
         let app = feed.controller.app
         let mark = appliedMarks[app] ?? AppliedSequence()
         appliedMarks[app] = mark
         noteApplied(snapshot, for: app, in: mark)
-        let follower = feed.add(after: snapshot, handler: { [weak self] envelope in
+        let follower = feed.add(after: snapshot, admits: admits, handler: { [weak self] envelope in
             guard let self else { return }
             self.noteApplied(envelope.sequence, for: app, in: mark)
             handler(envelope)

@@ -3,7 +3,7 @@ public import SceneSync
 /// A model's state as every screen on this node shares it: one copy, applied once per event,
 /// however many windows show it.
 ///
-/// A screen gets one from ``ScreenController/follow(sharing:_:)`` and reads ``state`` when it
+/// A screen gets one from ``ScreenController/follow(sharing:only:_:)`` and reads ``state`` when it
 /// draws, instead of keeping a copy of the rows: a thousand windows on a 10,000-row list hold the
 /// list once. Read it, do not store parts of it: a kept array is copied when the next event
 /// changes it.

@@ -120,6 +120,39 @@ import Testing
         #expect(late.fellBehind == 0 && current.fellBehind == 0)
     }
 
+    /// A follower that admits only some events is handed those alone, whether live, from the
+    /// feed's recent events or from the log, and is not handed the others again later.
+    @Test func aFollowerIsHandedOnlyTheEventsItAdmitsLiveFromRecentEventsAndFromTheLog() async throws {
+        let controller = try await open()
+        let feed = ModelFeed.shared(for: controller, startingAfter: 0)
+        var asked: [String: [UInt64]] = [:]
+        func follow(_ name: String, after snapshot: UInt64) -> Received {
+            let received = Received()
+            _ = feed.add(after: snapshot, admits: { envelope in
+                asked[name, default: []].append(envelope.sequence)
+                return envelope.sequence.isMultiple(of: 2)
+            }, handler: { received.sequences.append($0.sequence) }, fellBehind: { received.fellBehind += 1 })
+            return received
+        }
+        let live = follow("live", after: 0)
+        let count = ModelFeed<Journal>.recentLimit + 40
+        try await controller.perform(origin: nil) { _ in (0..<count).map { .appended("line \($0)", index: $0) } }
+        try await waitUntil("the live follower at \(count)") { asked["live"]?.last == UInt64(count) }
+        // Behind by a few: from the feed's recent events. Behind by more than it keeps: from the log.
+        let recent = follow("recent", after: UInt64(count - 5))
+        let fromLog = follow("log", after: 1)
+        try await controller.append("after")
+        let last = UInt64(count + 1)
+        try await waitUntil("everyone asked about the last event") { ["live", "recent", "log"].allSatisfy { asked[$0]?.last == last } }
+        #expect(asked["live"] == Array(1...last))
+        #expect(asked["recent"] == Array(UInt64(count - 4)...last))
+        #expect(asked["log"] == Array(2...last))
+        #expect(live.sequences == Array(1...last).filter { $0.isMultiple(of: 2) })
+        #expect(recent.sequences == Array(UInt64(count - 4)...last).filter { $0.isMultiple(of: 2) })
+        #expect(fromLog.sequences == Array(2...last).filter { $0.isMultiple(of: 2) })
+        #expect([live, recent, fromLog].allSatisfy { $0.fellBehind == 0 })
+    }
+
     @Test func aRemovedFollowerIsGivenNothingMore() async throws {
         let controller = try await open()
         let (feed, gone, removed) = follow(controller, after: 0)

@@ -100,14 +100,21 @@ struct ChatSceneTests {
         }
     }
 
-    @Test func aPersonsWindowsAreSentTheSameRowButEachItsOwnBadge() async throws {
-        let (host, chat) = try await launch(try SQLiteStorage.inMemory())
+    /// Lunch, with a second window of Bo's, active, that has the conversation open; his first
+    /// shows the list only, and Ana's has the conversation open.
+    func lunchWithBoInTwoWindows(_ host: SceneHost, _ chat: ChatController)
+        async throws -> (ana: HostedWindow, boList: HostedWindow, boOpen: HostedWindow, talk: Conversation) {
         let (ana, boList, talk) = try await lunch(host, chat)
-        // Bo's second window, active, has the conversation open; his first shows the list only.
         let boOpen = try await host.openWindow(device: Self.boDevice)
         try await host.waitUntil("Bo's second window's list") { boOpen.node(List.row(talk.id)) != nil }
         try await host.perform(.select, on: List.row(talk.id), in: boOpen)
         try await host.perform(.select, on: List.row(talk.id), in: ana)
+        return (ana, boList, boOpen, talk)
+    }
+
+    @Test func aPersonsWindowsAreSentTheSameRowButEachItsOwnBadge() async throws {
+        let (host, chat) = try await launch(try SQLiteStorage.inMemory())
+        let (ana, boList, boOpen, talk) = try await lunchWithBoInTwoWindows(host, chat)
         try await host.perform(.send, on: Detail.composer, value: "Noodles?", in: ana)
         try await host.waitUntil("the message in Bo's open window") { messageTexts(boOpen) == ["Noodles?"] }
         let bo = try #require(await chat.controller.state.person(on: Self.boDevice))
@@ -117,6 +124,39 @@ struct ChatSceneTests {
         #expect(boList.text(List.row(talk.id), "subtitle") == "Ana: Noodles?" && boOpen.text(List.row(talk.id), "subtitle") == "Ana: Noodles?")
         #expect(sentBadges(talk.id, in: boList).contains(.string("1")), "the list showed it unread until it was read")
         #expect(!sentBadges(talk.id, in: boOpen).contains(.string("1")), "the window that had it on screen never showed it unread")
+        #expect([ana, boList, boOpen].allSatisfy { $0.patchFailures.isEmpty })
+    }
+
+    /// A read mark only lowers a count, so a window whose rows show none is not handed it; when
+    /// such a window later shows the row's count, it is the one the mark left.
+    @Test func aReadMarkReachesOnlyWindowsWhoseCountsItLowersAndTheOthersStillShowWhatItLeft() async throws {
+        let (host, chat) = try await launch(try SQLiteStorage.inMemory())
+        let (ana, boList, boOpen, talk) = try await lunchWithBoInTwoWindows(host, chat)
+        let recorder = EventRecorder(chat.controller.events(after: await chat.controller.lastSequence))
+        try await host.perform(.send, on: Detail.composer, value: "Noodles?", in: ana)
+        let events = try await recorder.waitForEvents(count: 2)
+        guard case .messageSent = events[0].event, case let .conversationsRead(marks) = events[1].event else {
+            Issue.record("expected the message, then its read mark: \(events.map(\.event))")
+            return
+        }
+        let bo = try #require(await chat.controller.state.person(on: Self.boDevice))
+        #expect(marks.map(\.person) == [bo.id])
+        let (message, mark) = (events[0].sequence, events[1].sequence)
+        // Bo's list showed "1": it is handed the mark and its count goes. His open window showed
+        // none beside the conversation it has on screen: it is handed the message, not the mark.
+        try await host.waitUntil("no badge in Bo's list") { boList.text(List.row(talk.id), "badge") == nil }
+        let sequence = { (window: HostedWindow) in window.scene?.window?.sequences[ChatController.app] ?? 0 }
+        #expect(sequence(boList) == mark)
+        #expect(sequence(boOpen) == message, "the window with the conversation open was handed its read mark")
+        // Not active any more, the open window shows the row's count again: none, as the mark left it.
+        try await host.application.move(try #require(boOpen.scene), to: .foregroundInactive)
+        try await host.waitUntil("the open window's row drawn again") {
+            boOpen.messages.count > 0 && sentBadges(talk.id, in: boOpen).count >= 2
+        }
+        #expect(boOpen.text(List.row(talk.id), "badge") == nil, "the open window's row showed a count the mark had cleared")
+        // A message while it is inactive counts, and the list beside shows it.
+        try await host.perform(.send, on: Detail.composer, value: "At noon?", in: ana)
+        try await host.waitUntil("a count in the inactive window") { boOpen.text(List.row(talk.id), "badge") == "1" }
         #expect([ana, boList, boOpen].allSatisfy { $0.patchFailures.isEmpty })
     }
 

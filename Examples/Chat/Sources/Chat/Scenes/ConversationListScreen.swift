@@ -67,15 +67,24 @@ public class ConversationListScreen: ScreenController {
         var last: Message?
         var lastSender: String?
         var count: Int
-        var read: Int
 
-        init(conversation: Conversation, last: Message? = nil, lastSender: String? = nil, count: Int, read: Int) {
+        init(conversation: Conversation, last: Message? = nil, lastSender: String? = nil, count: Int) {
             self.conversation = conversation
             rowID = NodeID.row(conversation.id)
             self.last = last
             self.lastSender = lastSender
             self.count = count
-            self.read = read
+        }
+    }
+
+    /// The conversations whose row shows an unread count in the window, as last drawn: what a
+    /// read mark can change. Kept apart from the screen, for the events' check to read.
+    @MainActor
+    final class BadgedRows {
+        var ids: Set<UUID> = []
+
+        func note(_ id: UUID, shows badge: Bool) {
+            if badge { ids.insert(id) } else { ids.remove(id) }
         }
     }
 
@@ -97,6 +106,8 @@ public class ConversationListScreen: ScreenController {
     /// the list): the list is then rebuilt from the shared state when the screen is drawn again,
     /// instead of being kept up, event by event, out of sight in every such window.
     private(set) var listIsStale = false
+    /// The rows that show an unread count, for the events' check in ``load()``.
+    private let badged = BadgedRows()
 
     init(chat: ChatController, person: Person, device: String, route: Route, title: String, focus: ViewNode.SplitPane) {
         self.chat = chat
@@ -120,8 +131,15 @@ public class ConversationListScreen: ScreenController {
 
     public override func load() async {
         // The chat's state as every screen on the node shares it, in step with what the screen
-        // is handed from now on.
-        let model = await follow(sharing: chat.controller) { [weak self] envelope in
+        // is handed from now on. Read marks come after every message, for everyone whose window
+        // shows it, and change nothing in most windows: a mark only lowers an unread count, so it
+        // changes a row of this person's that shows one, and nothing else. The list reads how far
+        // the person has read from the shared state, not from the marks it is handed.
+        let (personID, badged) = (person.id, badged)
+        let model = await follow(sharing: chat.controller, only: { envelope in
+            guard case let .conversationsRead(marks) = envelope.event else { return true }
+            return marks.contains { $0.person == personID && badged.ids.contains($0.conversation) }
+        }) { [weak self] envelope in
             self?.apply(envelope)
         }
         self.model = model
@@ -141,6 +159,7 @@ public class ConversationListScreen: ScreenController {
 
     public override func makeContent() -> [ViewNode] {
         catchUpIfStale()
+        badged.ids = []
         return [.split(id: NodeID.split, focus: focus,
                 primary: .stack(id: NodeID.listPane, children: [
                     .paneBar(id: NodeID.listBar, title: Self.listTitle, buttons: listBarButtons),
@@ -191,7 +210,9 @@ public class ConversationListScreen: ScreenController {
     /// Sends the patches for the row of `conversation` again, such as after its badge rule changed.
     func refreshRow(_ conversation: UUID) {
         guard entries[conversation] != nil else { return }
-        update([.set(NodeID.row(conversation), rowProps(conversation))])
+        let props = rowProps(conversation)
+        badged.note(conversation, shows: props[.badge] != .null)
+        update([.set(NodeID.row(conversation), props)])
     }
 
     // MARK: - Events
@@ -220,7 +241,7 @@ public class ConversationListScreen: ScreenController {
         switch envelope.event {
         case let .conversationStarted(conversation) where conversation.participants.contains(person.id):
             guard entries[conversation.id] == nil else { break }
-            entries[conversation.id] = Entry(conversation: conversation, count: 0, read: 0)
+            entries[conversation.id] = Entry(conversation: conversation, count: 0)
             if order.isEmpty { patches.append(.remove(id: NodeID.empty)) }
             order.insert(conversation.id, at: 0)
             if let row = row(for: conversation.id) { patches.append(.insert(parent: NodeID.section, index: 0, node: row)) }
@@ -231,10 +252,10 @@ public class ConversationListScreen: ScreenController {
             entries.values[index].last = message
             entries.values[index].lastSender = senderName(message.sender)
             entries.values[index].count = message.number
-            if message.sender == person.id { entries.values[index].read = message.number }
             // Every window of the person shows the row alike, but for its badge beside the
             // conversation it has open.
             let props = once(showsBadge(for: conversation) ? rowKeys.badge : rowKeys.noBadge) { rowProps(conversation) }
+            badged.note(conversation, shows: props[.badge] != .null)
             patches.append(.set(rowID, props))
             if let position = order.firstIndex(of: conversation), position != 0 {
                 order.remove(at: position)
@@ -242,13 +263,12 @@ public class ConversationListScreen: ScreenController {
                 patches.append(.move(id: rowID, index: 0))
             }
         case let .conversationsRead(marks):
-            for mark in marks where mark.person == person.id {
-                guard var entry = entries[mark.conversation], entry.read != mark.through else { continue }
-                let shown = badge(mark.conversation)
-                entry.read = mark.through
-                entries[mark.conversation] = entry
+            // Handed only marks that may lower a count this window shows (see `load()`).
+            for mark in marks where mark.person == person.id && badged.ids.contains(mark.conversation) {
+                guard let entry = entries[mark.conversation] else { continue }
                 let badge = badge(mark.conversation)
-                if badge != shown { patches.append(.set(NodeID.row(mark.conversation), [.badge: badge.map(ViewValue.string) ?? .null])) }
+                badged.note(mark.conversation, shows: badge != nil)
+                patches.append(.set(entry.rowID, [.badge: badge.map(ViewValue.string) ?? .null]))
             }
         default:
             break
@@ -277,7 +297,7 @@ public class ConversationListScreen: ScreenController {
             let last = state.messages(in: id).last
             entries[id] = Entry(conversation: conversation, last: last,
                                 lastSender: last.map { senderName($0.sender) },
-                                count: state.messageCount(in: id), read: state.readThrough(person.id, in: id))
+                                count: state.messageCount(in: id))
         }
     }
 
@@ -289,8 +309,10 @@ public class ConversationListScreen: ScreenController {
 
     private func row(for id: UUID) -> ViewNode? {
         guard let entry = entries[id] else { return nil }
+        let badge = badge(id)
+        badged.note(id, shows: badge != nil)
         return .row(id: entry.rowID, title: entry.conversation.title, subtitle: subtitle(entry),
-                    time: entry.last?.sentAt ?? entry.conversation.startedAt, badge: badge(id))
+                    time: entry.last?.sentAt ?? entry.conversation.startedAt, badge: badge)
             .selected(id == selectedConversation)
             .rowActions([.init(Self.openInNewWindow, label: "Open in New Window")])
     }
@@ -309,8 +331,14 @@ public class ConversationListScreen: ScreenController {
 
     private func badge(_ id: UUID) -> String? {
         guard let entry = entries[id], showsBadge(for: id) else { return nil }
-        let unread = entry.count - entry.read
+        let unread = entry.count - read(id)
         return unread > 0 ? "\(unread)" : nil
+    }
+
+    /// How far the window's person has read the conversation `id`: from the shared state, which
+    /// every mark reaches, whether or not the screen was handed it.
+    func read(_ id: UUID) -> Int {
+        model?.state.readThrough(person.id, in: id) ?? 0
     }
 
     /// How a message's sender is named to the window's person.

@@ -91,7 +91,7 @@ public final class ConversationScreen: ConversationListScreen {
     /// Marks the conversation read if the screen shows in an active window and anything is unread.
     public func markReadIfActive() async {
         guard isShownInActiveWindow else { return }
-        guard let entry = entries[conversation], entry.read < entry.count else { return }
+        guard let entry = entries[conversation], read(conversation) < entry.count else { return }
         try? await chat.markRead(conversation, by: person.id, origin: origin)
     }
 
