@@ -13,9 +13,12 @@ public final class NavigationController {
     /// An empty stack.
     public init() {}
 
-    /// The screen on top. Kept rather than looked up: every screen following a model asks, at
-    /// every change, whether it is the one its window shows.
-    public private(set) var topScreen: ScreenController?
+    /// The screen on top.
+    public private(set) var topScreen: ScreenController? {
+        didSet {
+            if topScreen !== oldValue { window?.visibleScreenMayHaveChanged() }
+        }
+    }
 
     /// The routes of the stack, bottom first: the navigation path as data.
     public var path: [Route] { screens.map(\.route) }
@@ -66,6 +69,7 @@ public final class NavigationController {
             // Screens loaded before the stack joined the window: what they show is as of these.
             for (app, sequence) in screen.appliedSequences { window.noteSequence(sequence, for: app) }
         }
+        window.visibleScreenMayHaveChanged()
     }
 
     func stopAll() {

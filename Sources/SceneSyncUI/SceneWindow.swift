@@ -138,12 +138,28 @@ public final class SceneWindow: SceneUserInterface {
         send([.set(NodeID.tab(id), [.badge: badge.map(ViewValue.string) ?? .null])])
     }
 
-    /// The selected tab's navigation stack. Kept rather than looked up: every screen asks, per
-    /// event, whether it is the one shown.
-    public private(set) var navigation: NavigationController?
+    /// The selected tab's navigation stack.
+    public private(set) var navigation: NavigationController? {
+        didSet { visibleScreenMayHaveChanged() }
+    }
 
     private func findSelectedNavigation() {
         navigation = tabs.first { $0.id == selectedTabID }?.navigation
+    }
+
+    /// The screen whose ``ScreenController/isVisible`` is true.
+    private weak var shownScreen: ScreenController?
+
+    /// Tells the screen the window shows that it is, and the one it showed before that it no
+    /// longer is: every screen asks, per event, and reads its own flag rather than the window's
+    /// stacks. Called whenever the selected stack, or the screen on top of a stack, changes.
+    func visibleScreenMayHaveChanged() {
+        let top = navigation?.topScreen
+        let shown = top?.window === self ? top : nil
+        guard shown !== shownScreen else { return }
+        shownScreen?.isVisible = false
+        shown?.isVisible = true
+        shownScreen = shown
     }
 
     /// The screen the window shows now.

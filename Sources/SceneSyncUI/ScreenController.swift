@@ -114,15 +114,14 @@ open class ScreenController {
         paneBarsWithBack.contains(id)
     }
 
-    /// Whether the screen is the one its window shows now.
-    public var isVisible: Bool {
-        window?.visibleScreen === self
-    }
+    /// Whether the screen is the one its window shows now: on top of the window's selected
+    /// navigation stack. Its window keeps it up to date.
+    public internal(set) var isVisible = false
 
     /// Sends patches to the window if the screen is visible; a hidden screen is drawn afresh
     /// when it shows again.
     public func update(_ patches: [Patch]) {
-        guard let window, window.visibleScreen === self, !patches.isEmpty else { return }
+        guard isVisible, let window, !patches.isEmpty else { return }
         for patch in patches { noteActions(of: patch) }
         window.send(checked(patches))
     }
