@@ -122,3 +122,44 @@ final class Handoff<Value: Sendable>: Sendable {
         }
     }
 }
+
+extension ModelController {
+    /// Commits the batch in one transaction, off the actor, which meanwhile goes on checking the
+    /// next intents. Intents whose senders have not started encoding them yet are encoded here
+    /// rather than waited for, so a sender that is slow to be scheduled holds up no one else.
+    @concurrent
+    nonisolated static func commit(
+        _ batch: [AcceptedIntent<State>], app: String, trimThrough: UInt64?,
+        storage: any SceneSyncStorage, encoder: JSONEncoder
+    ) async throws(CommitFailure) {
+        var events: [StoredEvent] = []
+        var changes: [EncodedRecordChange] = []
+        for intent in batch {
+            intent.encodeUnlessClaimed(fallback: encoder)
+            switch await intent.encoded.value {
+            case let .success(encoded):
+                events += encoded.events
+                changes += encoded.changes
+            case let .failure(error):
+                throw .failed(error)
+            }
+        }
+        var actions: [CommittedAction] = []
+        var recorded: Set<SceneActionID> = []
+        for intent in batch {
+            guard let attempt = intent.sender.attempt, recorded.insert(attempt.action).inserted else { continue }
+            actions.append(CommittedAction(
+                action: attempt.action, sequence: intent.envelopes[0].sequence, attempt: attempt.number, resent: attempt.resent))
+        }
+        do {
+            try await storage.commit(CommitBatch(
+                app: app, events: events, changes: changes, trimThrough: trimThrough, actions: actions))
+        } catch let StorageError.sequenceConflict(_, expected, _) {
+            throw .conflict(head: expected - 1)
+        } catch let StorageError.actionsCommitted(_, committed) {
+            throw .actionsCommitted(Set(committed))
+        } catch {
+            throw .failed(.commitFailed(reason: "\(error)"))
+        }
+    }
+}

@@ -8,7 +8,9 @@ public import Logging
 /// state, gives its events the next sequence numbers, commits them with the state's record changes
 /// in one transaction, and only then acknowledges the intent and broadcasts the events to every
 /// subscriber. Intents that arrive while a commit is under way are committed together in the next
-/// one (group commit); each is still acknowledged only after its own commit. Only checking and
+/// one (group commit); each is still acknowledged only after its own commit. On a storage that
+/// gathers (``SceneSyncStorage/commitGathering``), a commit may first wait, briefly, until it is
+/// as full as the last one. Only checking and
 /// numbering happen on the actor: encoding, the costliest step, happens on the sender's task, so
 /// that on several cores the actor goes on checking intents meanwhile.
 ///
@@ -69,6 +71,12 @@ public actor ModelController<State: ModelState> {
     private var lastAssigned: UInt64
     private var firstRetained: UInt64
     private var queue: [AcceptedIntent<State>] = []
+    /// The storage's ``CommitGathering``, how many intents the last commit held, and the commit
+    /// waiting to be as full, with its timeout's round.
+    private let gatheringPolicy: CommitGathering?
+    private var lastBatchCount = 0
+    private var gathering: (target: Int, round: Int, resume: CheckedContinuation<Void, Never>)?
+    private var gatheringRound = 0
     /// Whether the task that commits queued intents and follows the log is running.
     private var isWorking = false
     private var isClosed = false
@@ -105,6 +113,7 @@ public actor ModelController<State: ModelState> {
         self.firstRetained = stored.firstRetainedSequence
         self.broadcaster = Broadcaster(mark: stored.lastSequence)
         self.recorder = ModelControllerRecording.makeRecorder?(app)
+        self.gatheringPolicy = storage.commitGathering
         if let heads = storage.logHeads(app: app) {
             followTask = Task { [weak self] in
                 for await head in heads {
@@ -259,6 +268,7 @@ public actor ModelController<State: ModelState> {
     /// and ends every subscription.
     public func close() async {
         isClosed = true
+        endGathering()
         followTask?.cancel()
         followTask = nil
         transientsOut?.finish()
@@ -276,6 +286,8 @@ public actor ModelController<State: ModelState> {
     private func heard(head: UInt64) {
         guard head > knownHead else { return }
         knownHead = head
+        // A commit waiting to be fuller would be refused: the log is read first.
+        if head > lastSequence { endGathering() }
         if head > lastSequence { startWorking() }
     }
 
@@ -293,6 +305,7 @@ public actor ModelController<State: ModelState> {
         }
         let intent = number(AcceptedIntent.Sender(origin: origin, attempt: attempt, decide: decide), events: events)
         queue.append(intent)
+        if let gathering, queue.count >= gathering.target { endGathering() }
         startWorking()
         return intent
     }
@@ -335,8 +348,10 @@ public actor ModelController<State: ModelState> {
                 continue
             }
             guard !queue.isEmpty else { break }
+            await gather()
             let batch = Array(queue.prefix(options.maximumBatchSize))
             queue.removeFirst(batch.count)
+            lastBatchCount = batch.count
             let batchLast = batch[batch.count - 1].lastSequence
             let trimThrough = batchLast >= firstRetained + options.logRetention + options.logRetention / 8
                 ? batchLast - options.logRetention : nil
@@ -379,6 +394,29 @@ public actor ModelController<State: ModelState> {
         resumeCommitWaiters()
         for waiter in idleWaiters { waiter.resume() }
         idleWaiters = []
+    }
+
+    /// Waits, within the storage's ``CommitGathering``, until as many intents wait as the last
+    /// commit held.
+    private func gather() async {
+        guard let policy = gatheringPolicy, lastBatchCount >= policy.minimumBatch, !isClosed, knownHead <= lastSequence else { return }
+        let target = min(lastBatchCount, options.maximumBatchSize)
+        guard target > queue.count, policy.maximumWait > .zero else { return }
+        gatheringRound += 1
+        let round = gatheringRound
+        let timeout = Task { [weak self] in
+            try? await Task.sleep(for: policy.maximumWait)
+            await self?.endGathering(round: round)
+        }
+        await withCheckedContinuation { gathering = (target, round, $0) }
+        timeout.cancel()
+    }
+
+    /// Lets the commit waiting to be fuller go (the one of `round` only, if given).
+    private func endGathering(round: Int? = nil) {
+        guard let waiting = gathering, round == nil || waiting.round == round else { return }
+        gathering = nil
+        waiting.resume.resume()
     }
 
     /// Reads what other writers committed after ``lastSequence``, applies it to the state and
@@ -472,45 +510,6 @@ public actor ModelController<State: ModelState> {
         after sequence: UInt64, from log: EventLogReader<State.Event>
     ) async throws -> (envelopes: [EventEnvelope<State.Event>], reachedEnd: Bool) {
         try await log.page(after: sequence)
-    }
-
-    /// Commits the batch in one transaction, off the actor, which meanwhile goes on checking the
-    /// next intents. Intents whose senders have not started encoding them yet are encoded here
-    /// rather than waited for, so a sender that is slow to be scheduled holds up no one else.
-    @concurrent
-    private nonisolated static func commit(
-        _ batch: [AcceptedIntent<State>], app: String, trimThrough: UInt64?,
-        storage: any SceneSyncStorage, encoder: JSONEncoder
-    ) async throws(CommitFailure) {
-        var events: [StoredEvent] = []
-        var changes: [EncodedRecordChange] = []
-        for intent in batch {
-            intent.encodeUnlessClaimed(fallback: encoder)
-            switch await intent.encoded.value {
-            case let .success(encoded):
-                events += encoded.events
-                changes += encoded.changes
-            case let .failure(error):
-                throw .failed(error)
-            }
-        }
-        var actions: [CommittedAction] = []
-        var recorded: Set<SceneActionID> = []
-        for intent in batch {
-            guard let attempt = intent.sender.attempt, recorded.insert(attempt.action).inserted else { continue }
-            actions.append(CommittedAction(
-                action: attempt.action, sequence: intent.envelopes[0].sequence, attempt: attempt.number, resent: attempt.resent))
-        }
-        do {
-            try await storage.commit(CommitBatch(
-                app: app, events: events, changes: changes, trimThrough: trimThrough, actions: actions))
-        } catch let StorageError.sequenceConflict(_, expected, _) {
-            throw .conflict(head: expected - 1)
-        } catch let StorageError.actionsCommitted(_, committed) {
-            throw .actionsCommitted(Set(committed))
-        } catch {
-            throw .failed(.commitFailed(reason: "\(error)"))
-        }
     }
 
     /// Refuses the intents of actions another attempt committed first, in the batch and queued

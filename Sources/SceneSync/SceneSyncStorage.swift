@@ -66,6 +66,43 @@ public protocol SceneSyncStorage: Sendable {
     /// recorded before. `true` when an application starts means the last run ended without
     /// stopping: a crash, `kill -9`, a power loss.
     func setRunning(_ running: Bool) async throws -> Bool
+
+    /// Whether a model controller waits, briefly, to fill a commit as full as the last one (see
+    /// ``CommitGathering``); `nil`, the default, commits what waits at once. A storage that wraps
+    /// another forwards the other's.
+    var commitGathering: CommitGathering? { get }
+}
+
+extension SceneSyncStorage {
+    /// `nil`: commits go at once.
+    public var commitGathering: CommitGathering? { nil }
+}
+
+/// Waiting, briefly, for a commit to be as full as the last one, on a storage whose commit costs
+/// much whatever it holds: a round trip to a database server, and its work per transaction.
+///
+/// Writers whose intents were committed together are answered together, and come back together
+/// with their next ones. A model controller commits what waits the moment the last commit ends,
+/// so those that came back first go alone, the others form the next commit, and from then on the
+/// writers commit in groups, in turn, each group paying the commit's fixed cost. With gathering,
+/// when a commit ends and fewer intents wait than it held, the next commit waits until as many
+/// wait, or ``maximumWait`` has passed. A commit that held fewer than ``minimumBatch`` (a few
+/// writers at a time) never makes the next one wait.
+///
+/// On SQLite, whose commits are short and in process, groups in turn do better: its storage
+/// does not gather. `SceneSyncPostgres` does.
+public struct CommitGathering: Sendable, Hashable {
+    /// The longest a commit waits for intents.
+    public var maximumWait: Duration
+    /// The fewest intents a commit must have held for the next one to wait.
+    public var minimumBatch: Int
+
+    /// Gathering with the given bounds: by default at most a millisecond, after a commit of at
+    /// least 8 intents.
+    public init(maximumWait: Duration = .milliseconds(1), minimumBatch: Int = 8) {
+        self.maximumWait = max(.zero, maximumWait)
+        self.minimumBatch = max(2, minimumBatch)
+    }
 }
 
 /// An app's stored state as ``SceneSyncStorage/loadModel(app:)`` returns it.

@@ -20,6 +20,9 @@ public final class PostgresStorage: SceneSyncStorage {
     /// The node whose run mark this storage keeps.
     public let node: String
 
+    /// The database's ``PostgresDatabase/Options/commitGathering``.
+    public var commitGathering: CommitGathering? { database.options.commitGathering }
+
     init(database: PostgresDatabase, scope: String, node: String) {
         self.database = database
         self.scope = scope

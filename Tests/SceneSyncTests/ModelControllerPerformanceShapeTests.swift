@@ -29,9 +29,9 @@ struct ModelControllerPerformanceShapeTests {
 
         storage.hold()
         let first = Task { try await send(0) }
-        try await waitUntil { storage.waitingCommits == 1 }
+        try await waitUntilTrue { storage.waitingCommits == 1 }
         let rest = (1...20).map { index in Task { try await send(index) } }
-        try await waitUntil { decided.withLock { $0.count } == 21 }
+        try await waitUntilTrue { decided.withLock { $0.count } == 21 }
 
         // Each was checked against the committed state plus every intent queued before it.
         #expect(decided.withLock { $0.sorted() } == Array(0...20))
@@ -64,11 +64,11 @@ struct ModelControllerPerformanceShapeTests {
         // In one batch: one before it, one checked after it. All three fail.
         storage.hold()
         let blocker = Task { try await controller.perform(origin: nil) { _ in [.read(2)] } }
-        try await waitUntil { storage.waitingCommits == 1 }
+        try await waitUntilTrue { storage.waitingCommits == 1 }
         let queued = [3.0, .infinity, 4].map { value in
             Task { try await controller.perform(origin: nil) { _ in [.read(value)] } }
         }
-        try await waitUntil { await controller.pendingCount == 5 }
+        try await waitUntilTrue { await controller.pendingCount == 5 }
         storage.release()
         #expect(try await blocker.value.map(\.sequence) == [2])
         for task in queued {
@@ -84,16 +84,6 @@ struct ModelControllerPerformanceShapeTests {
         #expect(await reopened.state.readings == [1, 2, 5])
     }
 
-    private func waitUntil(_ condition: @Sendable () async -> Bool) async throws {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-        while await !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("timed out")
-                throw CancellationError()
-            }
-            try await Task.sleep(for: .milliseconds(2))
-        }
-    }
 }
 
 /// Readings of a number; JSON cannot hold NaN or infinity, so those events cannot be encoded.

@@ -65,6 +65,7 @@ final class LogCountingStorage: SceneSyncStorage {
     func logHeads(app: String) -> AsyncStream<UInt64>? { base.logHeads(app: app) }
 
     var cluster: (any SceneSyncCluster)? { base.cluster }
+    var commitGathering: CommitGathering? { base.commitGathering }
 
     func saveSession(_ session: SceneSession) async throws {
         try await base.saveSession(session)

@@ -13,9 +13,13 @@ final class InstrumentedStorage: SceneSyncStorage {
     private let commits = Door()
     private let reads = Door()
 
-    init(_ base: any SceneSyncStorage, announcingHeads: Bool = false) {
+    /// What ``commitGathering`` says: the base storage's unless made with `gathering`.
+    let commitGathering: CommitGathering?
+
+    init(_ base: any SceneSyncStorage, announcingHeads: Bool = false, gathering: CommitGathering?? = nil) {
         self.base = base
         heads = announcingHeads ? AsyncStream.makeStream(of: UInt64.self) : nil
+        commitGathering = gathering ?? base.commitGathering
     }
 
     /// Says that another writer moved the log's head to `head` (with `announcingHeads`).
