@@ -349,9 +349,13 @@ public actor ModelController<State: ModelState> {
             }
             guard !queue.isEmpty else { break }
             await gather()
+            // Another writer committed meanwhile: the log is read first, then the batch checked again.
+            if knownHead > lastSequence { continue }
             let batch = Array(queue.prefix(options.maximumBatchSize))
             queue.removeFirst(batch.count)
-            lastBatchCount = batch.count
+            // Only writers answered together come back together: a batch that failed or was
+            // checked again makes the next commit wait for no one.
+            lastBatchCount = 0
             let batchLast = batch[batch.count - 1].lastSequence
             let trimThrough = batchLast >= firstRetained + options.logRetention + options.logRetention / 8
                 ? batchLast - options.logRetention : nil
@@ -359,6 +363,7 @@ public actor ModelController<State: ModelState> {
             do {
                 try await Self.commit(batch, app: app, trimThrough: trimThrough, storage: storage, encoder: encoder)
                 recorder?.committed(intents: batch.count, duration: ContinuousClock.now - commitStart)
+                lastBatchCount = batch.count
             } catch {
                 switch error {
                 case let .conflict(head) where head > lastSequence:
@@ -405,12 +410,15 @@ public actor ModelController<State: ModelState> {
         gatheringRound += 1
         let round = gatheringRound
         let timeout = Task { [weak self] in
-            try? await Task.sleep(for: policy.maximumWait)
+            do { try await Task.sleep(for: policy.maximumWait) } catch { return }
             await self?.endGathering(round: round)
         }
         await withCheckedContinuation { gathering = (target, round, $0) }
         timeout.cancel()
     }
+
+    /// Whether a commit waits to be fuller now (for tests).
+    var isGathering: Bool { gathering != nil }
 
     /// Lets the commit waiting to be fuller go (the one of `round` only, if given).
     private func endGathering(round: Int? = nil) {
@@ -480,6 +488,8 @@ public actor ModelController<State: ModelState> {
     private func recheckQueued() {
         let waiting = queue
         queue = []
+        // Checked again, the queue goes in the next commit without waiting to be fuller.
+        lastBatchCount = 0
         pending = state
         lastAssigned = lastSequence
         for intent in waiting {

@@ -24,7 +24,7 @@ package final class ModelFeed<State: ModelState> {
     package final class Follower {
         fileprivate var after: UInt64
         /// Whether the follower is handed an event, asked before its handler: `nil` hands it every one.
-        fileprivate let admits: (@MainActor (Envelope) -> Bool)?
+        fileprivate var admits: (@MainActor (Envelope) -> Bool)?
         /// Let go of when the follower is removed, so that what they hold goes at once rather
         /// than when the feed sweeps its list.
         fileprivate var handler: (@MainActor (Envelope) -> Void)?
@@ -33,6 +33,7 @@ package final class ModelFeed<State: ModelState> {
         fileprivate var isActive = true {
             didSet {
                 guard !isActive else { return }
+                admits = nil
                 handler = nil
                 fellBehind = nil
                 finished = nil

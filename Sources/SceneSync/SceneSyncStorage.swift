@@ -92,13 +92,13 @@ extension SceneSyncStorage {
 /// On SQLite, whose commits are short and in process, groups in turn do better: its storage
 /// does not gather. `SceneSyncPostgres` does.
 public struct CommitGathering: Sendable, Hashable {
-    /// The longest a commit waits for intents.
-    public var maximumWait: Duration
-    /// The fewest intents a commit must have held for the next one to wait.
-    public var minimumBatch: Int
+    /// The longest a commit waits for intents; not less than zero.
+    public let maximumWait: Duration
+    /// The fewest intents a commit must have held for the next one to wait; at least 2.
+    public let minimumBatch: Int
 
     /// Gathering with the given bounds: by default at most a millisecond, after a commit of at
-    /// least 8 intents.
+    /// least 8 intents. A negative wait is taken as zero (no wait), a smallest batch below 2 as 2.
     public init(maximumWait: Duration = .milliseconds(1), minimumBatch: Int = 8) {
         self.maximumWait = max(.zero, maximumWait)
         self.minimumBatch = max(2, minimumBatch)

@@ -555,6 +555,8 @@ public final class SceneWindow: SceneUserInterface {
     /// The scene disconnected: every screen stops following its models.
     public func sceneDidReleaseUserInterface() {
         for tab in tabs { tab.navigation.stopAll() }
+        shownScreen?.isVisible = false
+        shownScreen = nil
         outlet = nil
     }
 

@@ -179,7 +179,8 @@ open class ScreenController {
     /// events it turns down: values fixed when the screen loads (whose list it is), or a small
     /// object of its own that the screen keeps up to date as it draws (which rows show a badge).
     /// Whatever the screen shows that such an event changes, it reads from the shared model's
-    /// ``SharedModel/state`` when it next draws.
+    /// ``SharedModel/state`` when it next draws. An event turned down is not noted as applied: the
+    /// window's ``SceneWindow/sequences`` move on with the next event the screen is handed.
     ///
     /// ```swift
     /// let personID = person.id

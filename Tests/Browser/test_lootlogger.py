@@ -2,6 +2,7 @@
 import os
 import time
 
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
@@ -11,7 +12,9 @@ TIMEOUT = 15
 
 
 def wait(driver, condition, message=""):
-    return WebDriverWait(driver, TIMEOUT).until(condition, message)
+    # A patch may remove an element between finding it and reading it (a confirmation coming up
+    # as the buttons are read): that look is taken again, as one that found nothing would be.
+    return WebDriverWait(driver, TIMEOUT, ignored_exceptions=[StaleElementReferenceException]).until(condition, message)
 
 
 def named(driver, role_selector, name):

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import SceneSync
+@testable import SceneSync
 import SceneSyncSQLite
 import SceneSyncTestSupport
 import SceneSyncTesting
@@ -63,7 +63,7 @@ struct CommitGatheringTests {
     }
 
     @Test func withoutGatheringTheFirstToComeBackCommitsAlone() async throws {
-        let storage = InstrumentedStorage(try SQLiteStorage.inMemory(), gathering: .some(nil))
+        let storage = InstrumentedStorage(try SQLiteStorage.inMemory(), gathering: nil)
         let controller = try await controller(on: storage, lastCommitOf: 10)
         // The first to come back is committed at once (held at the door here), alone.
         storage.hold()
@@ -81,8 +81,10 @@ struct CommitGatheringTests {
     @Test func aCommitWaitsNoLongerThanItsBoundAndNotAfterASmallOne() async throws {
         let storage = InstrumentedStorage(try SQLiteStorage.inMemory(), gathering: CommitGathering(maximumWait: .milliseconds(50), minimumBatch: 8))
         let controller = try await controller(on: storage, lastCommitOf: 10)
-        // One writer alone: the commit goes once the bound has passed.
-        try await append("alone", to: controller)
+        // One writer alone: the commit waits, and goes once the bound has passed.
+        let alone = Task { try await append("alone", to: controller) }
+        try await waitUntilTrue { await controller.isGathering }
+        try await alone.value
         #expect(storage.batchSizes == [1, 10, 1])
         // After a commit of one, below the smallest that makes the next wait, a lone intent goes at once.
         let bounded = InstrumentedStorage(try SQLiteStorage.inMemory(), gathering: CommitGathering(maximumWait: .seconds(600), minimumBatch: 8))
@@ -94,13 +96,31 @@ struct CommitGatheringTests {
     @Test func closingEndsTheWaitAndCommitsWhatWaits() async throws {
         let storage = InstrumentedStorage(try SQLiteStorage.inMemory(), gathering: CommitGathering(maximumWait: .seconds(600), minimumBatch: 8))
         let controller = try await controller(on: storage, lastCommitOf: 10)
-        let before = checked.now
         let waiting = Task { try await append("before closing", to: controller) }
-        try await waitUntilTrue { [checked] in checked.now == before + 1 }
+        try await waitUntilTrue { await controller.isGathering }
         await controller.close()
         try await waiting.value
         #expect(storage.batchSizes == [1, 10, 1])
         #expect(await controller.state.lines.last == "before closing")
+    }
+
+    /// Another node's commit, heard while a commit waits to be fuller, ends the wait: the log is
+    /// read first, and the intent committed after it, without a commit refused on the way.
+    @Test func anotherWritersCommitEndsTheWaitAndIsReadFirst() async throws {
+        let shared = try SQLiteStorage(path: TemporaryDirectory().path("shared.sqlite"))
+        let storage = InstrumentedStorage(shared, announcingHeads: true, gathering: CommitGathering(maximumWait: .seconds(600), minimumBatch: 8))
+        let node = try await controller(on: storage, lastCommitOf: 10)
+        let waiting = Task { try await append("here", to: node) }
+        try await waitUntilTrue { await node.isGathering }
+        let elsewhere = try await ModelController<Journal>(app: "journal", storage: shared, logger: logger)
+        try await append("elsewhere", to: elsewhere)
+        storage.announce(await elsewhere.lastSequence)
+        try await waiting.value
+        #expect(await node.state.lines.suffix(2) == ["elsewhere", "here"])
+        #expect(await node.lastSequence == 13)
+        #expect(storage.batchSizes == [1, 10, 1], "the waiting commit was sent before the log was read")
+        await elsewhere.close()
+        await node.close()
     }
 
     @Test func sqliteDoesNotGather() throws {

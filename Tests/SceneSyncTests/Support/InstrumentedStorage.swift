@@ -16,10 +16,15 @@ final class InstrumentedStorage: SceneSyncStorage {
     /// What ``commitGathering`` says: the base storage's unless made with `gathering`.
     let commitGathering: CommitGathering?
 
-    init(_ base: any SceneSyncStorage, announcingHeads: Bool = false, gathering: CommitGathering?? = nil) {
+    convenience init(_ base: any SceneSyncStorage, announcingHeads: Bool = false) {
+        self.init(base, announcingHeads: announcingHeads, gathering: base.commitGathering)
+    }
+
+    /// A storage whose model controllers gather commits as `gathering` says (`nil`: not at all).
+    init(_ base: any SceneSyncStorage, announcingHeads: Bool = false, gathering: CommitGathering?) {
         self.base = base
         heads = announcingHeads ? AsyncStream.makeStream(of: UInt64.self) : nil
-        commitGathering = gathering ?? base.commitGathering
+        commitGathering = gathering
     }
 
     /// Says that another writer moved the log's head to `head` (with `announcingHeads`).

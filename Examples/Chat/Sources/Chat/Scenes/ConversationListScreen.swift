@@ -77,14 +77,15 @@ public class ConversationListScreen: ScreenController {
         }
     }
 
-    /// The conversations whose row shows an unread count in the window, as last drawn: what a
-    /// read mark can change. Kept apart from the screen, for the events' check to read.
+    /// The unread counts the window's rows show, as last drawn, by conversation (rows that show
+    /// none are not here): what a read mark can change. Kept apart from the screen, for the
+    /// events' check to read.
     @MainActor
     final class BadgedRows {
-        var ids: Set<UUID> = []
+        var shown: [UUID: String] = [:]
 
-        func note(_ id: UUID, shows badge: Bool) {
-            if badge { ids.insert(id) } else { ids.remove(id) }
+        func note(_ id: UUID, _ badge: String?) {
+            shown[id] = badge
         }
     }
 
@@ -138,7 +139,7 @@ public class ConversationListScreen: ScreenController {
         let (personID, badged) = (person.id, badged)
         let model = await follow(sharing: chat.controller, only: { envelope in
             guard case let .conversationsRead(marks) = envelope.event else { return true }
-            return marks.contains { $0.person == personID && badged.ids.contains($0.conversation) }
+            return marks.contains { $0.person == personID && badged.shown[$0.conversation] != nil }
         }) { [weak self] envelope in
             self?.apply(envelope)
         }
@@ -159,7 +160,7 @@ public class ConversationListScreen: ScreenController {
 
     public override func makeContent() -> [ViewNode] {
         catchUpIfStale()
-        badged.ids = []
+        badged.shown = [:]
         return [.split(id: NodeID.split, focus: focus,
                 primary: .stack(id: NodeID.listPane, children: [
                     .paneBar(id: NodeID.listBar, title: Self.listTitle, buttons: listBarButtons),
@@ -211,7 +212,7 @@ public class ConversationListScreen: ScreenController {
     func refreshRow(_ conversation: UUID) {
         guard entries[conversation] != nil else { return }
         let props = rowProps(conversation)
-        badged.note(conversation, shows: props[.badge] != .null)
+        badged.note(conversation, props[.badge]?.string)
         update([.set(NodeID.row(conversation), props)])
     }
 
@@ -255,7 +256,7 @@ public class ConversationListScreen: ScreenController {
             // Every window of the person shows the row alike, but for its badge beside the
             // conversation it has open.
             let props = once(showsBadge(for: conversation) ? rowKeys.badge : rowKeys.noBadge) { rowProps(conversation) }
-            badged.note(conversation, shows: props[.badge] != .null)
+            badged.note(conversation, props[.badge]?.string)
             patches.append(.set(rowID, props))
             if let position = order.firstIndex(of: conversation), position != 0 {
                 order.remove(at: position)
@@ -264,10 +265,11 @@ public class ConversationListScreen: ScreenController {
             }
         case let .conversationsRead(marks):
             // Handed only marks that may lower a count this window shows (see `load()`).
-            for mark in marks where mark.person == person.id && badged.ids.contains(mark.conversation) {
-                guard let entry = entries[mark.conversation] else { continue }
+            for mark in marks where mark.person == person.id {
+                guard let shown = badged.shown[mark.conversation], let entry = entries[mark.conversation] else { continue }
                 let badge = badge(mark.conversation)
-                badged.note(mark.conversation, shows: badge != nil)
+                guard badge != shown else { continue }
+                badged.note(mark.conversation, badge)
                 patches.append(.set(entry.rowID, [.badge: badge.map(ViewValue.string) ?? .null]))
             }
         default:
@@ -310,7 +312,7 @@ public class ConversationListScreen: ScreenController {
     private func row(for id: UUID) -> ViewNode? {
         guard let entry = entries[id] else { return nil }
         let badge = badge(id)
-        badged.note(id, shows: badge != nil)
+        badged.note(id, badge)
         return .row(id: entry.rowID, title: entry.conversation.title, subtitle: subtitle(entry),
                     time: entry.last?.sentAt ?? entry.conversation.startedAt, badge: badge)
             .selected(id == selectedConversation)
