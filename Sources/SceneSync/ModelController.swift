@@ -286,9 +286,10 @@ public actor ModelController<State: ModelState> {
     private func heard(head: UInt64) {
         guard head > knownHead else { return }
         knownHead = head
+        guard head > lastSequence else { return }
         // A commit waiting to be fuller would be refused: the log is read first.
-        if head > lastSequence { endGathering() }
-        if head > lastSequence { startWorking() }
+        endGathering()
+        startWorking()
     }
 
     /// Checks an intent and queues it for the next commit; `nil` if it caused no events, once
