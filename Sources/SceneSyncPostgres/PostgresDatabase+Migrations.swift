@@ -125,43 +125,113 @@ extension PostgresDatabase {
             "ALTER TABLE scenesync_committed_action ADD COLUMN attempt bigint",
             "ALTER TABLE scenesync_committed_action ADD COLUMN resent boolean NOT NULL DEFAULT false",
         ]),
-        // A commit as one procedure that ends with its own `COMMIT`: see `commitProcedureSQL`.
-        Migration(version: 6, statements: [commitProcedureSQL]),
+        // A commit as one procedure that ends with its own `COMMIT`, its writes in one statement
+        // (see `commitProcedureSQL` for the procedure now).
+        Migration(version: 6, statements: [firstCommitProcedureSQL]),
+        // The same procedure, one statement per table, each only when it has rows to touch.
+        Migration(version: 7, statements: [commitProcedureSQL]),
     ]
 
     /// `scenesync_commit`, the procedure a commit calls: one batch of one app, written and
     /// committed in one round trip.
     ///
-    /// - `head` takes the app's next sequence numbers: it creates the app's row if it has none
-    ///   (only a batch that starts at 1 may use the new row) or, under the row's lock, moves
-    ///   `last_sequence` from `p_previous` (the number before the batch's first) to `p_last` (its
-    ///   last), and raises `first_retained` past a trim. If the row does not hold `p_previous`, or
-    ///   another attempt committed one of the batch's actions and either attempt was sent again,
-    ///   `committed` comes back false, a conflict, and the transaction is rolled back (a row
-    ///   `head` made for a batch that does not start at 1 goes with it). A commit racing this one
-    ///   holds the row's lock until it ends, and then has moved `last_sequence`, so an action it
-    ///   committed that this statement's snapshot cannot see still refuses the batch.
-    /// - `appended`, `saved`, `deleted` and `trimmed` only act once `head` has taken the numbers
-    ///   (`taken`): they append every event with one `INSERT … SELECT FROM unnest(…)`, upsert and
-    ///   delete the records (the batch's last change to each key only, so they touch distinct
-    ///   rows), and drop events up to `p_trim` (0: none). Events the same batch trims are not
-    ///   appended, as if appended then trimmed.
-    /// - `acted` records the windows' actions the batch carried out (session, ref, first sequence
-    ///   number, attempt, sent again), keeping an earlier record of the same attempt's;
-    ///   `forgotten` drops those of trimmed events.
+    /// - The first statement takes the app's next sequence numbers: it creates the app's row if
+    ///   it has none (only a batch that starts at 1 may use the new row) or, under the row's lock,
+    ///   moves `last_sequence` from `p_previous` (the number before the batch's first) to `p_last`
+    ///   (its last), and raises `first_retained` past a trim. If the row does not hold
+    ///   `p_previous`, or another attempt committed one of the batch's actions and either attempt
+    ///   was sent again, `committed` comes back false, a conflict, and the transaction is rolled
+    ///   back (a row made for a batch that does not start at 1 goes with it). A commit racing this
+    ///   one holds the row's lock until it ends, and then has moved `last_sequence`, so an action
+    ///   it committed that this statement's snapshot cannot see still refuses the batch.
+    /// - Then one statement per table, each only when the batch has rows for it: every event
+    ///   appended with one `INSERT … SELECT FROM unnest(…)`; the records upserted, and deleted
+    ///   (the batch's last change to each key only, so they touch distinct rows); events up to
+    ///   `p_trim` (0: none) dropped, with the records of windows' actions they carried; and the
+    ///   windows' actions the batch carried out recorded (session, ref, first sequence number,
+    ///   attempt, sent again), keeping an earlier record of the same attempt's. Events the same
+    ///   batch trims are not appended, as if appended then trimmed.
     /// - A taken batch sends one `pg_notify`, `"<app> <last sequence>"`, delivered to other nodes
     ///   when the transaction commits.
     /// - A taken batch ends with `COMMIT`, so the server has committed, or has refused the commit
-    ///   and says so, before it answers the `CALL`. A statement sent alone is committed only after its
-    ///   answer (at the `Sync` that follows it), and postgres-nio ends a query at that answer, so
-    ///   an error at commit time would come too late; and `BEGIN` and `COMMIT` as statements of
+    ///   and says so, before it answers the `CALL`. A statement sent alone is committed only after
+    ///   its answer (at the `Sync` that follows it), and postgres-nio ends a query at that answer,
+    ///   so an error at commit time would come too late; and `BEGIN` and `COMMIT` as statements of
     ///   their own cost two more round trips. Called inside a transaction, the procedure fails
     ///   ("invalid transaction termination") instead of committing someone else's work.
+    ///
+    /// Statements of their own, skipped when they have nothing to do, cost PostgreSQL less than
+    /// the first procedure's one statement of data-modifying parts (``firstCommitProcedureSQL``),
+    /// which started every part on every commit (BENCHMARKS.md has the figures).
     ///
     /// Arrays: postgres-nio binds arrays of non-optional elements only, so an event without an
     /// origin is sent as an empty string (a scene session id is 32 hex digits, never empty) and
     /// stored as `NULL`; deletions travel in their own arrays.
     static let commitProcedureSQL = """
+        CREATE OR REPLACE PROCEDURE scenesync_commit(
+            p_app text, p_previous bigint, p_last bigint, p_trim bigint,
+            p_sequences bigint[], p_origins text[], p_timestamps double precision[], p_payloads bytea[],
+            p_saved_collections text[], p_saved_keys text[], p_saved_values bytea[],
+            p_deleted_collections text[], p_deleted_keys text[],
+            p_sessions text[], p_refs bigint[], p_action_sequences bigint[], p_attempts bigint[], p_resent boolean[],
+            INOUT committed boolean DEFAULT NULL)
+        LANGUAGE plpgsql AS $procedure$
+        DECLARE
+            head bigint;
+        BEGIN
+            INSERT INTO scenesync_model AS m (app, last_sequence, first_retained)
+            VALUES (p_app, CASE WHEN p_previous = 0 THEN p_last ELSE 0 END, GREATEST(1, p_trim + 1))
+            ON CONFLICT (app) DO UPDATE SET last_sequence = p_last, first_retained = GREATEST(m.first_retained, p_trim + 1)
+            WHERE m.last_sequence = p_previous AND NOT EXISTS (
+                SELECT FROM scenesync_committed_action AS c
+                JOIN unnest(p_sessions, p_refs, p_attempts, p_resent) AS a (session_id, ref, attempt, resent)
+                ON c.session_id = a.session_id AND c.ref = a.ref
+                WHERE c.attempt IS DISTINCT FROM a.attempt AND (a.resent OR c.resent))
+            RETURNING m.last_sequence INTO head;
+            committed := head IS NOT DISTINCT FROM p_last;
+            IF NOT committed THEN
+                -- The statement may have made the app's row for a batch that does not start at 1.
+                ROLLBACK;
+                RETURN;
+            END IF;
+            IF cardinality(p_sequences) > 0 THEN
+                INSERT INTO scenesync_event (app, sequence, origin, timestamp, payload)
+                SELECT p_app, e.sequence, NULLIF(e.origin, ''), e.timestamp, e.payload
+                FROM unnest(p_sequences, p_origins, p_timestamps, p_payloads) AS e (sequence, origin, timestamp, payload)
+                WHERE e.sequence > p_trim;
+            END IF;
+            IF cardinality(p_saved_keys) > 0 THEN
+                INSERT INTO scenesync_record (app, collection, key, value)
+                SELECT p_app, r.collection, r.key, r.value
+                FROM unnest(p_saved_collections, p_saved_keys, p_saved_values) AS r (collection, key, value)
+                ON CONFLICT (app, collection, key) DO UPDATE SET value = excluded.value;
+            END IF;
+            IF cardinality(p_deleted_keys) > 0 THEN
+                DELETE FROM scenesync_record AS r
+                USING unnest(p_deleted_collections, p_deleted_keys) AS d (collection, key)
+                WHERE r.app = p_app AND r.collection = d.collection AND r.key = d.key;
+            END IF;
+            IF p_trim > 0 THEN
+                DELETE FROM scenesync_event WHERE app = p_app AND sequence <= p_trim;
+                DELETE FROM scenesync_committed_action WHERE app = p_app AND sequence <= p_trim;
+            END IF;
+            IF cardinality(p_sessions) > 0 THEN
+                INSERT INTO scenesync_committed_action (session_id, ref, app, sequence, attempt, resent)
+                SELECT a.session_id, a.ref, p_app, a.sequence, a.attempt, a.resent
+                FROM unnest(p_sessions, p_refs, p_action_sequences, p_attempts, p_resent)
+                    AS a (session_id, ref, sequence, attempt, resent)
+                ON CONFLICT (session_id, ref) DO NOTHING;
+            END IF;
+            PERFORM pg_notify('\(channel)', p_app || ' ' || p_last);
+            COMMIT;
+        END
+        $procedure$
+        """
+
+    /// The first `scenesync_commit` (migration 6), kept as it was released: its writes are the
+    /// data-modifying parts of one statement, each run whether or not it has rows. Migration 7
+    /// replaces it with ``commitProcedureSQL``, which does the same.
+    static let firstCommitProcedureSQL = """
         CREATE PROCEDURE scenesync_commit(
             p_app text, p_previous bigint, p_last bigint, p_trim bigint,
             p_sequences bigint[], p_origins text[], p_timestamps double precision[], p_payloads bytea[],

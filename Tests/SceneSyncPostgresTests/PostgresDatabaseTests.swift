@@ -28,13 +28,61 @@ struct PostgresDatabaseTests {
             await second.close()
 
             let applied = try await migrations(url)
-            #expect(applied.map(\.version) == [1, 2, 3, 4, 5, 6])
+            #expect(applied.map(\.version) == [1, 2, 3, 4, 5, 6, 7])
 
             // Starting later finds nothing to do.
             try await PostgresTestServer.withDatabase(url) { (database) async throws in
                 #expect(try await database.storage(scope: "s", node: "a").loadModel(app: "app").lastSequence == 2)
             }
             #expect(try await migrations(url) == applied)
+        }
+    }
+
+    @Test func aDatabaseFromBeforeTheCommitProcedureWasSplitCommitsWithTheNewOne() async throws {
+        try await PostgresTestServer.withFreshDatabase { url in
+            // The schema as migration 6 left it, with a batch committed through its procedure.
+            try await PostgresTestServer.withConnection(url) { connection in
+                let logger = PostgresTestServer.logger
+                try await connection.query("CREATE TABLE scenesync_migration (version int PRIMARY KEY, applied_at timestamptz NOT NULL)",
+                                           logger: logger)
+                for migration in Database.migrations where migration.version <= 6 {
+                    for statement in migration.statements {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
+                    try await connection.query("INSERT INTO scenesync_migration (version, applied_at) VALUES (\(migration.version), now())",
+                                               logger: logger)
+                }
+            }
+            #expect(try await procedureSource(url).contains("WITH head AS"))
+            try await PostgresTestServer.withDatabase(url) { (database) async throws in
+                let storage = database.storage(scope: "s", node: "a")
+                try await storage.commit(Fixture.batch("app", 1...2))
+                #expect(try await storage.loadModel(app: "app").lastSequence == 2)
+            }
+            // Starting migrates to 7, whose procedure takes the next batch, and refuses a stale one.
+            #expect(try await migrations(url).map(\.version) == [1, 2, 3, 4, 5, 6, 7])
+            #expect(try await procedureSource(url).contains("IF cardinality(p_saved_keys) > 0"))
+            try await PostgresTestServer.withDatabase(url) { (database) async throws in
+                let storage = database.storage(scope: "s", node: "a")
+                try await storage.commit(Fixture.batch("app", 3...4))
+                await #expect(throws: StorageError.sequenceConflict(app: "app", expected: 5, got: 3)) {
+                    try await storage.commit(Fixture.batch("app", 3...3))
+                }
+                let model = try await storage.loadModel(app: "app")
+                #expect(model.lastSequence == 4)
+                #expect(try await storage.events(app: "app", after: 0, limit: 10).map(\.sequence) == [1, 2, 3, 4])
+            }
+        }
+    }
+
+    private func procedureSource(_ url: PostgresURL) async throws -> String {
+        try await PostgresTestServer.withConnection(url) { connection in
+            var source = ""
+            for try await text in try await connection.query("SELECT prosrc FROM pg_proc WHERE proname = 'scenesync_commit'",
+                                                             logger: PostgresTestServer.logger).decode(String.self) {
+                source += text
+            }
+            return source
         }
     }
 
