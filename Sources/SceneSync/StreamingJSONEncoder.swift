@@ -233,15 +233,11 @@ final class JSONStreamWriter {
         withUnsafeBytes(of: value.uuid) { raw in
             for (index, byte) in raw.enumerated() {
                 if index == 4 || index == 6 || index == 8 || index == 10 { bytes.append(UInt8(ascii: "-")) }
-                bytes.append(Self.upperHex(byte >> 4))
-                bytes.append(Self.upperHex(byte & 0xF))
+                bytes.append(UUID.upperHexDigit(byte >> 4))
+                bytes.append(UUID.upperHexDigit(byte & 0xF))
             }
         }
         bytes.append(UInt8(ascii: "\""))
-    }
-
-    private static func upperHex(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
     }
 
     private func escape(_ byte: UInt8) {

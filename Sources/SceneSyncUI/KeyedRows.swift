@@ -1,4 +1,5 @@
 public import Foundation
+import SceneSync
 
 /// Rows that stand for model objects of one kind, such as items: each row's node id carries its
 /// object's key, and the screen handles every such row at once, given the key, as a table view's
@@ -40,9 +41,9 @@ public struct KeyedRows<Key: Hashable & Sendable>: Sendable {
 }
 
 extension KeyedRows where Key == UUID {
-    /// Rows whose ids are `prefix` followed by the key's `uuidString`.
+    /// Rows whose ids are `prefix` followed by the key's `uuidString` (spelled as `keyString`).
     public init(prefix: String) {
-        self.init(prefix: prefix, format: { $0.uuidString }, parse: { UUID(uuidString: String($0)) })
+        self.init(prefix: prefix, format: { $0.keyString }, parse: { UUID(uuidString: String($0)) })
     }
 }
 

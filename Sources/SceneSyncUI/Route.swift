@@ -1,4 +1,5 @@
 public import Foundation
+import SceneSync
 
 /// A place in an app's navigation, as data: a name and an optional argument, such as
 /// `Route("item", argument: key.uuidString)`. Coordinators turn routes into screens, and a window's
@@ -61,8 +62,8 @@ extension Int: RouteArgument {
 extension UUID: RouteArgument {
     /// A UUID in its usual form.
     public init?(routeArgument: String) { self.init(uuidString: routeArgument) }
-    /// `uuidString`.
-    public var routeArgument: String { uuidString }
+    /// `uuidString`'s text, spelled as `keyString` spells it.
+    public var routeArgument: String { keyString }
 }
 
 /// A kind of screen in an app's navigation, as a typed value: its name, and whether it takes an

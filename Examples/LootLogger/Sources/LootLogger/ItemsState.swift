@@ -23,7 +23,7 @@ public struct ItemsState: ModelState, Equatable {
     /// Loads the items saved by ``apply(_:)``.
     public init(records: RecordSet) throws {
         let stored = try records.decode(Self.collection, as: StoredItem.self).values.sorted {
-            ($0.rank, $0.item.dateCreated, $0.item.key.uuidString) < ($1.rank, $1.item.dateCreated, $1.item.key.uuidString)
+            ($0.rank, $0.item.dateCreated, $0.item.key.keyString) < ($1.rank, $1.item.dateCreated, $1.item.key.keyString)
         }
         items = stored.map(\.item)
         ranks = stored.map(\.rank)
@@ -61,7 +61,7 @@ public struct ItemsState: ModelState, Equatable {
             items.remove(at: index)
             ranks.remove(at: index)
             reindex()
-            return [.delete(collection: Self.collection, key: key.uuidString)]
+            return [.delete(collection: Self.collection, key: key.keyString)]
         case let .itemMoved(key, from, to):
             guard items.indices.contains(from), items[from].key == key else { return [] }
             let item = items.remove(at: from)
@@ -112,7 +112,7 @@ public struct ItemsState: ModelState, Equatable {
     }
 
     private func save(_ index: Int) -> RecordChange {
-        .save(collection: Self.collection, key: items[index].key.uuidString,
+        .save(collection: Self.collection, key: items[index].key.keyString,
               value: StoredItem(item: items[index], rank: ranks[index]))
     }
 }

@@ -48,7 +48,7 @@ public struct ChatState: ModelState {
             signIn(device, as: record.person, order: record.order)
         }
         for (key, conversation) in try records.decode("conversations", as: Conversation.self) {
-            guard conversation.id.uuidString == key else {
+            guard conversation.id.keyString == key else {
                 throw StorageError.corruptRecord(collection: "conversations", key: key, reason: "The record is another conversation's.")
             }
             conversations[conversation.id] = conversation
@@ -94,7 +94,7 @@ public struct ChatState: ModelState {
         switch event {
         case let .personJoined(person):
             addPerson(person)
-            return [.save(collection: "people", key: person.id.uuidString, value: person)]
+            return [.save(collection: "people", key: person.id.keyString, value: person)]
         case let .signedIn(device, person):
             let order = nextSignIn
             signIn(device, as: person, order: order)
@@ -105,7 +105,7 @@ public struct ChatState: ModelState {
         case let .conversationStarted(conversation):
             conversations[conversation.id] = conversation
             if let starter = conversation.participants.first { startedCounts[starter, default: 0] += 1 }
-            return [.save(collection: "conversations", key: conversation.id.uuidString, value: conversation)]
+            return [.save(collection: "conversations", key: conversation.id.keyString, value: conversation)]
         case let .messageSent(conversation, message):
             unreadTotals[message.sender, default: 0] -= unread(message.sender, in: conversation)
             for person in conversations[conversation]?.participants ?? [] where person != message.sender {
@@ -148,7 +148,7 @@ public struct ChatState: ModelState {
     /// The conversations `person` takes part in, the most recently active first.
     public func conversations(for person: UUID) -> [Conversation] {
         conversations.values.filter { $0.participants.contains(person) }
-            .sorted { (lastActivity(in: $0.id) ?? .distantPast, $0.id.uuidString) > (lastActivity(in: $1.id) ?? .distantPast, $1.id.uuidString) }
+            .sorted { (lastActivity(in: $0.id) ?? .distantPast, $0.id.keyString) > (lastActivity(in: $1.id) ?? .distantPast, $1.id.keyString) }
     }
 
     /// When the conversation last changed: its newest message, or its start.
@@ -223,11 +223,11 @@ public struct ChatState: ModelState {
     }
 
     static func messageKey(_ conversation: UUID, _ number: Int) -> String {
-        "\(conversation.uuidString)/\(number)"
+        "\(conversation.keyString)/\(number)"
     }
 
     static func readKey(_ person: UUID, _ conversation: UUID) -> String {
-        "\(person.uuidString)/\(conversation.uuidString)"
+        "\(person.keyString)/\(conversation.keyString)"
     }
 }
 
