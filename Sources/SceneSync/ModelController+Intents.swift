@@ -96,11 +96,35 @@ final class AcceptedIntent<State: ModelState>: Sendable {
 }
 
 /// A value one task gives another, which may start waiting for it before it is there.
-final class Handoff<Value: Sendable>: Sendable {
-    private let slot = Mutex<(value: Value?, waiter: CheckedContinuation<Value, Never>?)>((nil, nil))
+///
+/// The value waits in a ``HandoffSlot``, which is not generic: storage of the value's own type
+/// (an optional value and an optional continuation, under a lock) is laid out at run time in
+/// unspecialised generic code, such as a model controller's, and had its type metadata looked up
+/// each time a handoff was made, read and freed; twice an intent, that cost more than the rest of
+/// the handoff.
+struct Handoff<Value: Sendable>: Sendable {
+    private let slot = HandoffSlot()
 
     /// Gives the value, once, and wakes the task waiting for it, if any.
     func give(_ value: Value) {
+        slot.give(value)
+    }
+
+    /// The value, once given.
+    var value: Value {
+        get async {
+            // Only ``give(_:)`` fills the slot, with a `Value`.
+            await slot.value as! Value
+        }
+    }
+}
+
+/// Where a ``Handoff``'s value waits for the task that reads it, or that task for the value.
+final class HandoffSlot: Sendable {
+    private let slot = Mutex<(value: (any Sendable)?, waiter: CheckedContinuation<any Sendable, Never>?)>((nil, nil))
+
+    /// Gives the value, once, and wakes the task waiting for it, if any.
+    func give(_ value: any Sendable) {
         let waiter = slot.withLock { slot in
             slot.value = value
             return slot.waiter.take()
@@ -109,7 +133,7 @@ final class Handoff<Value: Sendable>: Sendable {
     }
 
     /// The value, once given.
-    var value: Value {
+    var value: any Sendable {
         get async {
             if let value = slot.withLock({ $0.value }) { return value }
             return await withCheckedContinuation { continuation in
