@@ -146,7 +146,8 @@ extension PostgresDatabase {
     ///   it committed that this statement's snapshot cannot see still refuses the batch.
     /// - Then one statement per table, each only when the batch has rows for it: every event
     ///   appended with one `INSERT … SELECT FROM unnest(…)`; the records upserted, and deleted
-    ///   (the batch's last change to each key only, so they touch distinct rows); events up to
+    ///   (the batch's last change to each key only, so they touch distinct rows, and no key is
+    ///   both saved and deleted: the deletion runs after the upsert); events up to
     ///   `p_trim` (0: none) dropped, with the records of windows' actions they carried; and the
     ///   windows' actions the batch carried out recorded (session, ref, first sequence number,
     ///   attempt, sent again), keeping an earlier record of the same attempt's. Events the same
@@ -188,7 +189,7 @@ extension PostgresDatabase {
                 ON c.session_id = a.session_id AND c.ref = a.ref
                 WHERE c.attempt IS DISTINCT FROM a.attempt AND (a.resent OR c.resent))
             RETURNING m.last_sequence INTO head;
-            committed := head IS NOT DISTINCT FROM p_last;
+            committed := coalesce(head = p_last, false);
             IF NOT committed THEN
                 -- The statement may have made the app's row for a batch that does not start at 1.
                 ROLLBACK;

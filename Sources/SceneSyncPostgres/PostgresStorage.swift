@@ -167,7 +167,8 @@ public final class PostgresStorage: SceneSyncStorage {
         return head
     }
 
-    private static func commitBinds(_ batch: CommitBatch, previous: Int64, last: Int64, trim: Int64) -> PostgresBindings {
+    /// The arguments of ``CommitCall`` for `batch` (internal for tests).
+    static func commitBinds(_ batch: CommitBatch, previous: Int64, last: Int64, trim: Int64) -> PostgresBindings {
         // A later change to a key replaces an earlier one, so only the last change to each key
         // is sent, which also lets one statement write them all.
         struct RecordKey: Hashable { let collection: String, key: String }
