@@ -79,6 +79,8 @@ final class PostgresCommitLane: Sendable {
         var lastRequest = ContinuousClock.now
         var lastID = 0
         var closed = false
+        /// Tasks waiting for no task to serve the lane (see ``waitUntilStopped()``).
+        var stopWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     /// How many connections in a row may end, with requests waiting, before any work started on
@@ -155,6 +157,19 @@ final class PostgresCommitLane: Sendable {
         }
     }
 
+    /// Waits until no task serves the lane: after ``close()``, until the request in flight (if
+    /// any) has finished and the lane has let its connection go.
+    func waitUntilStopped() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let stopped = state.withLock { state in
+                if !state.running { return true }
+                state.stopWaiters.append(continuation)
+                return false
+            }
+            if stopped { continuation.resume() }
+        }
+    }
+
     /// Fails the requests not started, and lets the lane's connection go once the one in flight
     /// (if any) has finished.
     func close() {
@@ -193,7 +208,7 @@ final class PostgresCommitLane: Sendable {
             let lostAnswer = PostgresStorageError.database(
                 operation: "wait for an answer", sqlState: nil, message: "the connection closed before the database answered")
             // A task left serving a lost connection takes nothing more: it is no longer current.
-            let (lost, waiting, failed, refusal, again) = state.withLock { state in
+            let (lost, waiting, failed, refusal, again, stopWaiters) = state.withLock { state in
                 state.generation += 1
                 let connected = state.connection != nil
                 state.connection = nil
@@ -227,14 +242,20 @@ final class PostgresCommitLane: Sendable {
                     state.wasted = 0
                 }
                 let again = !state.queue.isEmpty
-                if !again { state.running = false }
-                return (lost, waiting, failed, refusal, again)
+                var stopWaiters: [CheckedContinuation<Void, Never>] = []
+                if !again {
+                    state.running = false
+                    stopWaiters = state.stopWaiters
+                    state.stopWaiters = []
+                }
+                return (lost, waiting, failed, refusal, again, stopWaiters)
             }
             waiting?.resume(returning: nil)
             lost?.continuation.resume(throwing: failure ?? lostAnswer)
             for request in failed { request.continuation.resume(throwing: refusal) }
             if !again {
                 slots.give()
+                for waiter in stopWaiters { waiter.resume() }
                 return
             }
         }

@@ -174,6 +174,9 @@ public final class PostgresDatabase: Sendable {
 
     /// Stops listening, ends every ``PostgresStorage/logHeads(app:)`` stream, and closes the
     /// connections. Storages of this database fail with ``PostgresStorageError/closed`` after.
+    ///
+    /// A commit already sent on its app's connection is let finish first, for up to 5 seconds,
+    /// so that its writer learns whether it committed; commits not sent yet fail at once.
     public func close() async {
         let (tasks, followers, transientFollowers, leaders, clientTask, lanes) = state.withLock { state in
             state.phase = .closed
@@ -194,9 +197,11 @@ public final class PostgresDatabase: Sendable {
         for lane in lanes { lane.close() }
         for task in tasks { task.cancel() }
         // A task waiting for a connection the pool does not make does not see its cancellation:
-        // stopping the pool ends that wait. The tasks get a few seconds to end on their own first.
+        // stopping the pool ends that wait. The tasks get a few seconds to end on their own first,
+        // and so do the commits already sent, so that their writers hear whether they committed.
         _ = try? await withTimeout(.seconds(5), operation: "close", onTimeout: { clientTask?.cancel() }) {
             for task in tasks { await task.value }
+            for lane in lanes { await lane.waitUntilStopped() }
             return true
         }
         // Outside the lock: finishing runs each stream's termination handler, which takes it.

@@ -338,6 +338,57 @@ struct PostgresStorageTests {
         }
     }
 
+    /// Closing the database lets a commit already sent finish, and answers it, before the
+    /// connections close: its writer learns that it committed, rather than that its answer was lost.
+    @Test func closingLetsACommitUnderWayFinish() async throws {
+        try await PostgresTestServer.withFreshDatabase { url in
+            let database = Database(url: url, logger: PostgresTestServer.logger)
+            try await database.start()
+            let storage = database.storage(scope: "s", node: "a")
+            try await storage.commit(Fixture.batch("log", 1...1))
+            try await PostgresTestServer.withConnection(url) { blocker in
+                // The app's head row, locked by another transaction: the next commit waits for it.
+                try await blocker.query("BEGIN", logger: PostgresTestServer.logger)
+                try await blocker.query("SELECT last_sequence FROM scenesync_model WHERE app = 'log' FOR UPDATE",
+                                        logger: PostgresTestServer.logger)
+                let commit = Task { try await storage.commit(Fixture.batch("log", 2...2)) }
+                let deadline = ContinuousClock.now + .seconds(10)
+                while try await waitingForLocks(blocker) == 0, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                #expect(try await waitingForLocks(blocker) == 1)
+                let closed = Atomic(false)
+                let closing = Task {
+                    await database.close()
+                    closed.store(true, ordering: .releasing)
+                }
+                try await Task.sleep(for: .milliseconds(300))
+                let closedEarly = closed.load(ordering: .acquiring)
+                #expect(!closedEarly, "close() waits for the commit under way")
+                try await blocker.query("COMMIT", logger: PostgresTestServer.logger)
+                try await commit.value
+                await closing.value
+            }
+            // Committed, as its writer was told; and the storage refuses what comes after.
+            try await PostgresTestServer.withDatabase(url) { (database) async throws in
+                #expect(try await database.storage(scope: "s", node: "a").loadModel(app: "log").lastSequence == 2)
+            }
+            await #expect(throws: PostgresStorageError.closed) {
+                try await storage.commit(Fixture.batch("log", 3...3))
+            }
+        }
+    }
+
+    private func waitingForLocks(_ connection: PostgresConnection) async throws -> Int {
+        var count = 0
+        for try await waiting in try await connection.query("""
+            SELECT count(*)::int FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+            """, logger: PostgresTestServer.logger).decode(Int.self) {
+            count = waiting
+        }
+        return count
+    }
+
     @Test func trimsTheLog() async throws {
         try await PostgresTestServer.withFreshDatabase { url in
             try await PostgresTestServer.withDatabase(url) { database in
