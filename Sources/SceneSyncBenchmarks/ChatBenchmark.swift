@@ -194,6 +194,9 @@ struct ChatRounds: Sendable {
     let warmup: Int
     let interval: Duration
     let batch: Int
+    /// Windows, the last ones, that stay on the conversation list rather than open the
+    /// conversation: a message changes its row there (where it comes, what it says).
+    var listWindows = 0
 
     func run(windows count: Int) async throws -> ChatRoundResult {
         let devices = devices
@@ -210,9 +213,9 @@ struct ChatRounds: Sendable {
         let clock = ContinuousClock()
         let count = windows.count
         let row = "conversation-\(conversation.uuidString)"
-        try windows.send(WindowsWebSocketFraming.action(ref: 1, name: "select", node: row), to: 0)
-        for index in 1..<count { try windows.send(WindowsWebSocketFraming.action(ref: 1, name: "select", node: row), to: index) }
-        try windows.wait(for: Array(0..<count), what: "the conversation", clock: clock) { _, message in
+        let opening = count - min(max(listWindows, 0), count - 1)
+        for index in 0..<opening { try windows.send(WindowsWebSocketFraming.action(ref: 1, name: "select", node: row), to: index) }
+        try windows.wait(for: Array(0..<opening), what: "the conversation", clock: clock) { _, message in
             message.text == #"{"ref":1,"type":"ack","v":1}"#
         }
         // Let every window's read marks settle before the first timed message.
@@ -226,6 +229,8 @@ struct ChatRounds: Sendable {
             if round == warmup { cpuBefore = WindowsServerProcess.cpuTime(pid: serverPID) }
             ref += 1
             let marker = #""id":"message-\#(firstNumber + round)""#
+            // On the list, the conversation's row says the message (its text ends the subtitle).
+            let listMarker = "Timed message \(round)\""
             var arrivals = [ContinuousClock.Instant?](repeating: nil, count: count)
             var received = [Int](repeating: 0, count: count)
             let sent = clock.now
@@ -233,7 +238,7 @@ struct ChatRounds: Sendable {
             try windows.wait(for: Array(0..<count), what: "message \(round)", clock: clock) { index, message in
                 if message.type == "patch" {
                     received[index] += message.wireBytes
-                    if arrivals[index] == nil, message.text.contains(marker) { arrivals[index] = clock.now }
+                    if arrivals[index] == nil, message.text.contains(index < opening ? marker : listMarker) { arrivals[index] = clock.now }
                 }
                 return arrivals[index] != nil
             }

@@ -89,6 +89,11 @@ struct WindowsBenchmark: AsyncParsableCommand {
     @Option(help: "Timed Chat messages, 100 ms apart.")
     var chatRounds = 30
 
+    @Option(help: ArgumentHelp(
+        "Of the Chat windows, how many stay on the conversation list rather than open the conversation.",
+        discussion: "A message changes the conversation's row in those windows (it moves to the top and says the message) rather than adding it to a conversation."))
+    var chatListWindows = 0
+
     @Option(help: "Raw LootLogger windows for the large run: memory per window, fan-out latency and CPU (0 to skip).")
     var hugeWindows = 0
 
@@ -109,6 +114,9 @@ struct WindowsBenchmark: AsyncParsableCommand {
         guard listMemoryWindows >= 0, hugeWindows >= 0 else { throw ValidationError("--list-memory-windows and --huge-windows cannot be negative.") }
         guard chatWindows == 0 || chatWindows >= 2 else { throw ValidationError("--chat-windows must be 0 (to skip Chat) or at least 2.") }
         guard chatRounds > 0, hugeRounds > 0 else { throw ValidationError("--chat-rounds and --huge-rounds must be positive.") }
+        guard chatListWindows >= 0, chatWindows == 0 || chatListWindows < chatWindows else {
+            throw ValidationError("--chat-list-windows must be at least 0 and fewer than --chat-windows: window 0 sends the messages from the conversation.")
+        }
     }
 
     func run() async throws {
@@ -123,7 +131,7 @@ struct WindowsBenchmark: AsyncParsableCommand {
             clientWindows: clientWindows, rawWindows: rawWindows, connectBatch: connectBatch, memoryWindows: memoryWindows, listSizes: listSizes.counts, seedWriters: seedWriters,
             settle: .milliseconds(Int(settleSeconds * 1_000)), restaurantWindows: restaurantWindows,
             countdown: .milliseconds(Int(countdownSeconds * 1_000)), listMemoryWindows: listMemoryWindows, floor: floor,
-            chatWindows: chatWindows, chatRounds: chatRounds, hugeWindows: hugeWindows, hugeRounds: hugeRounds,
+            chatWindows: chatWindows, chatRounds: chatRounds, chatListWindows: chatListWindows, hugeWindows: hugeWindows, hugeRounds: hugeRounds,
             server: server, parent: scratchParent)
         let results = try await WindowsRun(settings: settings, logger: logger).run()
         let report = WindowsReport(context: context, results: results)
@@ -162,6 +170,8 @@ struct WindowsSettings: Sendable {
     /// Chat windows; 0 for no Chat section.
     let chatWindows: Int
     let chatRounds: Int
+    /// Of the Chat windows, those that stay on the conversation list.
+    let chatListWindows: Int
     /// Raw windows of the large run; 0 for none.
     let hugeWindows: Int
     let hugeRounds: Int

@@ -56,7 +56,7 @@ struct WindowsReport: Sendable {
             lines += Self.restaurantLines(restaurant).map { "  " + $0 }
         }
         if let chat = results.chat {
-            lines += ["", "Chat: window 0 sends a message; time until every window on the conversation has it (raw windows, \(Self.chatDescription))"]
+            lines += ["", "Chat: window 0 sends a message; time until every window has it (raw windows, \(Self.chatDescription(chat)))"]
             lines += Self.table(Self.chatHeaders, [Self.chatRow(chat)])
         }
         if let huge = results.huge {
@@ -96,7 +96,7 @@ struct WindowsReport: Sendable {
             lines += [""] + Self.restaurantLines(restaurant).map { "- " + $0 }
         }
         if let chat = results.chat {
-            lines += ["", "### Chat: a new message", "", "Window 0 sends a message; time until every window on the conversation has it (raw windows, \(Self.chatDescription)):", ""]
+            lines += ["", "### Chat: a new message", "", "Window 0 sends a message; time until every window has it (raw windows, \(Self.chatDescription(chat))):", ""]
             lines += Self.markdownTable(Self.chatHeaders, [Self.chatRow(chat)])
         }
         if let huge = results.huge {
@@ -136,7 +136,12 @@ struct WindowsReport: Sendable {
     private static let rawDescription = "raw WebSockets woken by poll(2) on a thread of their own, decoding nothing; stamped when read"
     private static let floorDescription = "scenesync-bench floor-server, a bare Hummingbird WebSocket server in a process of its own: "
         + "the last raw window's patch above, encoded once, written to every socket by one loop per event loop; the same raw windows"
-    private static let chatDescription = "one browser profile per person, every window visible and focused; messages 100 ms apart"
+    private static func chatDescription(_ chat: WindowsChatResult) -> String {
+        let on = chat.listWindows == 0
+            ? "every window visible and focused on the conversation"
+            : "every window visible and focused, \(Report.grouped(Double(chat.listWindows))) of them on the conversation list, where the message changes the conversation's row"
+        return "one browser profile per person, \(on); messages 100 ms apart"
+    }
 
     private static func microseconds(_ duration: Duration?) -> String {
         duration.map { String(format: "%.2f", $0.milliseconds * 1_000) } ?? "-"

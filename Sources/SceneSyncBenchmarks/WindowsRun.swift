@@ -45,6 +45,8 @@ struct WindowsChatResult: Sendable {
     let people: Int
     /// Messages in the conversation before the timed ones.
     let messages: Int
+    /// Windows on the conversation list rather than on the conversation.
+    let listWindows: Int
     let rounds: ChatRoundResult
 
     /// The server's CPU time per message and window that received it.
@@ -232,10 +234,11 @@ struct WindowsRun {
         ) { server in
             try await ChatRounds(
                 port: server.port, serverPID: server.pid, conversation: seed.short, devices: seed.devices, firstNumber: messages + 1,
-                rounds: settings.chatRounds, warmup: settings.warmup, interval: .milliseconds(100), batch: settings.connectBatch
+                rounds: settings.chatRounds, warmup: settings.warmup, interval: .milliseconds(100), batch: settings.connectBatch,
+                listWindows: settings.chatListWindows
             ).run(windows: settings.chatWindows)
         }
-        return WindowsChatResult(people: people, messages: messages, rounds: result)
+        return WindowsChatResult(people: people, messages: messages, listWindows: settings.chatListWindows, rounds: result)
     }
 
     /// `hugeWindows` raw LootLogger windows on a server of their own with the first list size:
