@@ -230,13 +230,7 @@ final class JSONStreamWriter {
     /// string first (Foundation formats it through `snprintf`, a cost paid per key per intent).
     func uuid(_ value: UUID) {
         bytes.append(UInt8(ascii: "\""))
-        withUnsafeBytes(of: value.uuid) { raw in
-            for (index, byte) in raw.enumerated() {
-                if index == 4 || index == 6 || index == 8 || index == 10 { bytes.append(UInt8(ascii: "-")) }
-                bytes.append(UUID.upperHexDigit(byte >> 4))
-                bytes.append(UUID.upperHexDigit(byte & 0xF))
-            }
-        }
+        value.forEachKeyStringByte { bytes.append($0) }
         bytes.append(UInt8(ascii: "\""))
     }
 
